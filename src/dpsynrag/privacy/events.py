@@ -1,0 +1,341 @@
+"""Privacy events: one frozen record per mechanism, holding exactly what accounting needs.
+
+Events describe mechanisms; the accountant (:mod:`dpsynrag.privacy.accountant`) consumes them. Every
+event knows its zCDP cost ``rho`` (nats) and its approximate-zCDP ``delta`` term (0 for pure zCDP
+mechanisms). All values are checked when the event is built, so a bad parameter fails where it is
+written, not deep inside a composition.
+
+Neighbouring relation: add/remove one privacy unit (one document), METHOD.md §0.
+
+Sources:
+    Gaussian mechanism in zCDP: Bun & Steinke 2016 (arXiv 1605.02065), Prop. 1.6: rho = Δ²/(2σ²).
+    Bounded-range exponential mechanism: Cesar & Rogers 2021 (arXiv 2004.07223), Lemma 3.2:
+        an ε-BR mechanism is (ε²/8)-zCDP.
+    Private prediction token (DP-SynRAG App. B; Grislain 2024): clipped logits in [-c, c] move by at
+        most c per coordinate, so softmax(z/τ) is a 2c/τ-BR exponential mechanism: rho = (c/τ)²/2.
+    Thresholded Gaussian sparse histogram: approximate zCDP with rho = K/(2σ²) and
+        delta = K·P[1 + N(0, σ²) > threshold] (METHOD.md §1a; Wilkins et al. 2024, arXiv 2401.14311).
+    Overlapping parallel composition: DP-SynRAG Lemma 6 (after Smith et al. 2022): when each unit is
+        in at most L branches and membership depends only on that unit and public data, the parallel
+        run costs min(L, n_branches) times the most expensive branch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from scipy.stats import norm
+
+from dpsynrag.errors import ConfigError
+
+
+def _check_positive(name: str, value: float, *, allow_inf: bool = False) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"`{name}` must be a number. Found {value!r}.")
+    if math.isnan(value) or value <= 0 or (math.isinf(value) and not allow_inf):
+        raise ConfigError(f"`{name}` must be a finite number > 0. Found {value!r}.")
+
+
+def _check_count(name: str, value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"`{name}` must be an integer >= 1. Found {value!r}.")
+
+
+class PrivacyEvent:
+    """Base class of events. Subclasses are frozen dataclasses with a ``name`` field."""
+
+    name: str
+
+    @property
+    def rho(self) -> float:
+        """zCDP cost in nats."""
+        raise NotImplementedError
+
+    @property
+    def delta(self) -> float:
+        """Approximate-zCDP failure probability charged to the final delta (0 for pure zCDP)."""
+        return 0.0
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready description for the privacy report."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class GaussianEvent(PrivacyEvent):
+    """Gaussian mechanism: release f(D) + N(0, σ² I).
+
+    Args:
+        name: what is released, e.g. "keyword histogram".
+        sensitivity: L2 sensitivity Δ of f under add/remove of one unit.
+        sigma: noise standard deviation σ (same units as f).
+        dimension: length of the released vector (informational).
+
+    Cost: rho = Δ² / (2σ²).
+    """
+
+    name: str
+    sensitivity: float
+    sigma: float
+    dimension: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_positive("sensitivity", self.sensitivity)
+        _check_positive("sigma", self.sigma)
+        if self.dimension is not None:
+            _check_count("dimension", self.dimension)
+
+    @property
+    def rho(self) -> float:
+        return self.sensitivity**2 / (2.0 * self.sigma**2)
+
+    def describe(self):
+        return {
+            "mechanism": "gaussian",
+            "name": self.name,
+            "l2_sensitivity": self.sensitivity,
+            "sigma": self.sigma,
+            "noise_multiplier": self.sigma / self.sensitivity,
+            "dimension": self.dimension,
+            "rho": self.rho,
+            "delta": 0.0,
+        }
+
+
+@dataclass(frozen=True)
+class SparseGaussianHistogramEvent(PrivacyEvent):
+    """Gaussian sparse histogram with thresholding (open vocabulary).
+
+    Each unit contributes at most ``max_contributions`` distinct keys with weight 1. Noise N(0, σ²) is
+    added to observed keys only; keys whose noisy count exceeds ``threshold`` are released.
+
+    Cost: rho = K/(2σ²) and delta = K · P[1 + N(0, σ²) > threshold].
+    """
+
+    name: str
+    max_contributions: int
+    sigma: float
+    threshold: float
+
+    def __post_init__(self) -> None:
+        _check_count("max_contributions", self.max_contributions)
+        _check_positive("sigma", self.sigma)
+        if not isinstance(self.threshold, (int, float)) or not math.isfinite(self.threshold):
+            raise ConfigError(f"`threshold` must be a finite number. Found {self.threshold!r}.")
+
+    @property
+    def rho(self) -> float:
+        return self.max_contributions / (2.0 * self.sigma**2)
+
+    @property
+    def delta(self) -> float:
+        return min(1.0, self.max_contributions * float(norm.sf((self.threshold - 1.0) / self.sigma)))
+
+    def describe(self):
+        return {
+            "mechanism": "gaussian_sparse_histogram",
+            "name": self.name,
+            "l2_sensitivity": math.sqrt(self.max_contributions),
+            "max_contributions": self.max_contributions,
+            "sigma": self.sigma,
+            "threshold": self.threshold,
+            "rho": self.rho,
+            "delta": self.delta,
+        }
+
+
+@dataclass(frozen=True)
+class ExponentialMechanismEvent(PrivacyEvent):
+    """Exponential mechanism with utility sensitivity 1 and weights exp(ε·u/2).
+
+    It is ε-DP and ε-bounded-range, hence (ε²/8)-zCDP (Cesar & Rogers 2021, Lemma 3.2).
+    """
+
+    name: str
+    epsilon: float
+
+    def __post_init__(self) -> None:
+        _check_positive("epsilon", self.epsilon)
+
+    @property
+    def rho(self) -> float:
+        return self.epsilon**2 / 8.0
+
+    def describe(self):
+        return {
+            "mechanism": "exponential",
+            "name": self.name,
+            "utility_sensitivity": 1.0,
+            "epsilon": self.epsilon,
+            "rho": self.rho,
+            "delta": 0.0,
+        }
+
+
+@dataclass(frozen=True)
+class PrivatePredictionTokenEvent(PrivacyEvent):
+    """One token sampled from softmax(Σ clip_c(logits) / τ) (DP-SynRAG §3.3, App. B).
+
+    Each unit's clipped logits lie in [-c, c], so the log-probability ratio lies in an interval of
+    width 2c/τ: a 2c/τ-bounded-range exponential mechanism, rho = (c/τ)²/2.
+    """
+
+    name: str
+    clip: float
+    temperature: float
+
+    def __post_init__(self) -> None:
+        _check_positive("clip", self.clip)
+        _check_positive("temperature", self.temperature)
+
+    @property
+    def rho(self) -> float:
+        return 0.5 * (self.clip / self.temperature) ** 2
+
+    def describe(self):
+        return {
+            "mechanism": "private_prediction_token",
+            "name": self.name,
+            "clip": self.clip,
+            "temperature": self.temperature,
+            "bounded_range_epsilon": 2.0 * self.clip / self.temperature,
+            "rho": self.rho,
+            "delta": 0.0,
+        }
+
+
+@dataclass(frozen=True)
+class ZCDPEvent(PrivacyEvent):
+    """A mechanism known only by its (approximate) zCDP cost, e.g. an external component."""
+
+    name: str
+    rho_value: float
+    delta_value: float = 0.0
+
+    def __post_init__(self) -> None:
+        _check_positive("rho_value", self.rho_value)
+        if not (0.0 <= self.delta_value < 1.0):
+            raise ConfigError(f"`delta_value` must lie in [0, 1). Found {self.delta_value!r}.")
+
+    @property
+    def rho(self) -> float:
+        return self.rho_value
+
+    @property
+    def delta(self) -> float:
+        return self.delta_value
+
+    def describe(self):
+        return {"mechanism": "zcdp", "name": self.name, "rho": self.rho, "delta": self.delta}
+
+
+@dataclass(frozen=True)
+class SelfComposedEvent(PrivacyEvent):
+    """``count`` sequential runs of ``event``: rho and delta multiply by ``count``."""
+
+    event: PrivacyEvent
+    count: int
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.event, PrivacyEvent):
+            raise ConfigError(f"`event` must be a PrivacyEvent. Found {type(self.event).__name__}.")
+        _check_count("count", self.count)
+        if not self.name:
+            object.__setattr__(self, "name", f"{self.count} x {self.event.name}")
+
+    @property
+    def rho(self) -> float:
+        return self.count * self.event.rho
+
+    @property
+    def delta(self) -> float:
+        return min(1.0, self.count * self.event.delta)
+
+    def describe(self):
+        return {
+            "mechanism": "self_composition",
+            "name": self.name,
+            "count": self.count,
+            "event": self.event.describe(),
+            "rho": self.rho,
+            "delta": self.delta,
+        }
+
+
+@dataclass(frozen=True)
+class ComposedEvent(PrivacyEvent):
+    """Sequential composition: rho and delta add (Bun & Steinke 2016, Lemma 2.3)."""
+
+    name: str
+    events: tuple[PrivacyEvent, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "events", tuple(self.events))
+        for e in self.events:
+            if not isinstance(e, PrivacyEvent):
+                raise ConfigError(f"`events` must hold PrivacyEvent objects. Found {type(e).__name__}.")
+
+    @property
+    def rho(self) -> float:
+        return sum(e.rho for e in self.events)
+
+    @property
+    def delta(self) -> float:
+        return min(1.0, sum(e.delta for e in self.events))
+
+    def describe(self):
+        return {
+            "mechanism": "composition",
+            "name": self.name,
+            "events": [e.describe() for e in self.events],
+            "rho": self.rho,
+            "delta": self.delta,
+        }
+
+
+@dataclass(frozen=True)
+class OverlappingParallelEvent(PrivacyEvent):
+    """``num_branches`` runs of ``branch`` on subsets where each unit is in at most
+    ``max_branches_per_unit`` subsets, membership depending only on that unit and public data.
+
+    Cost: min(L, n_branches) × branch cost (DP-SynRAG Lemma 6). ``branch`` must bound the cost of
+    every branch (the accountant enforces it per branch).
+    """
+
+    name: str
+    branch: PrivacyEvent
+    num_branches: int
+    max_branches_per_unit: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.branch, PrivacyEvent):
+            raise ConfigError(f"`branch` must be a PrivacyEvent. Found {type(self.branch).__name__}.")
+        _check_count("num_branches", self.num_branches)
+        _check_count("max_branches_per_unit", self.max_branches_per_unit)
+
+    @property
+    def multiplier(self) -> int:
+        return min(self.max_branches_per_unit, self.num_branches)
+
+    @property
+    def rho(self) -> float:
+        return self.multiplier * self.branch.rho
+
+    @property
+    def delta(self) -> float:
+        return min(1.0, self.multiplier * self.branch.delta)
+
+    def describe(self):
+        return {
+            "mechanism": "overlapping_parallel_composition",
+            "name": self.name,
+            "num_branches": self.num_branches,
+            "max_branches_per_unit": self.max_branches_per_unit,
+            "multiplier": self.multiplier,
+            "branch": self.branch.describe(),
+            "rho": self.rho,
+            "delta": self.delta,
+        }

@@ -1,0 +1,352 @@
+"""The DP mechanisms of DP-SynRAG (METHOD.md §1–§2).
+
+Each mechanism that releases data-dependent output takes an ``accountant`` and composes its event
+*before* drawing any noise, so nothing is released unaccounted and a budget overrun releases nothing.
+Each enforces its own sensitivity bound (keyword cap, unit-norm rows, clipping) instead of trusting
+its caller. Randomness comes from the given :class:`~dpsynrag.rng.RandomSource`.
+
+Neighbouring relation: add/remove one document.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Container, Iterable, Sequence
+
+import numpy as np
+import torch
+from scipy.stats import norm
+
+from dpsynrag.errors import ConfigError
+from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.privacy.events import (
+    ExponentialMechanismEvent,
+    GaussianEvent,
+    PrivatePredictionTokenEvent,
+    SparseGaussianHistogramEvent,
+)
+from dpsynrag.rng import RandomSource
+
+
+def _check_sigma(sigma: float) -> None:
+    if isinstance(sigma, bool) or not isinstance(sigma, (int, float)) or not (sigma > 0) or math.isinf(sigma):
+        raise ConfigError(f"`sigma` must be a finite number > 0. Found {sigma!r}.")
+
+
+def _check_max_keywords(max_keywords: int) -> None:
+    if isinstance(max_keywords, bool) or not isinstance(max_keywords, int) or max_keywords < 1:
+        raise ConfigError(f"`max_keywords` (K) must be an integer >= 1. Found {max_keywords!r}.")
+
+
+# ----------------------------------------------------------------------------------------------
+# (a) keyword histograms
+# ----------------------------------------------------------------------------------------------
+
+
+def cap_keywords(
+    keywords: Iterable[str], *, max_keywords: int, vocabulary: Container[str] | None = None
+) -> tuple[str, ...]:
+    """The keyword set one document contributes: lower-cased, stripped, in-vocabulary, distinct, at
+    most ``max_keywords`` (the first ones in the given order).
+
+    The histogram's L2 sensitivity √K rests on this cap, whatever an extractor returns.
+
+    Args:
+        keywords: candidate keywords in the extractor's order.
+        max_keywords: K >= 1.
+        vocabulary: keep only words in it; None keeps every non-empty word (open vocabulary).
+
+    Returns:
+        A tuple of at most K distinct strings.
+    """
+    _check_max_keywords(max_keywords)
+    out: list[str] = []
+    seen: set[str] = set()
+    for word in keywords:
+        w = str(word).strip().lower()
+        if not w or w in seen or (vocabulary is not None and w not in vocabulary):
+            continue
+        seen.add(w)
+        out.append(w)
+        if len(out) == max_keywords:
+            break
+    return tuple(out)
+
+
+def gaussian_histogram(
+    keyword_sets: Sequence[Iterable[str]],
+    vocabulary: Sequence[str],
+    *,
+    max_keywords: int,
+    sigma: float,
+    accountant: ZCDPAccountant,
+    random: RandomSource,
+    name: str = "keyword histogram",
+) -> np.ndarray:
+    """Noisy keyword counts over a public vocabulary: h + N(0, σ² I) on **every** entry of V.
+
+    DP guarantee: each document adds a 0/1 vector with at most K ones (enforced here with
+    :func:`cap_keywords`), so the L2 sensitivity is √K and the release is K/(2σ²)-zCDP
+    (Gaussian mechanism; METHOD.md §1a). Zero counts get noise too, so the support is not revealed.
+
+    Args:
+        keyword_sets: one iterable of keywords per document.
+        vocabulary: the public vocabulary V (distinct strings, lower case).
+        max_keywords: K.
+        sigma: noise standard deviation σ_h (counts).
+        accountant: charged GaussianEvent(√K, σ) before noise is drawn.
+        random: noise source.
+
+    Returns:
+        float64 array of shape [|V|]: noisy counts in the order of ``vocabulary``.
+
+    Raises:
+        ConfigError: on σ <= 0, K < 1, an empty or duplicated vocabulary.
+        PrivacyBudgetExceededError: if the accountant cannot pay (nothing released).
+    """
+    _check_sigma(sigma)
+    _check_max_keywords(max_keywords)
+    index = {w: i for i, w in enumerate(vocabulary)}
+    if not index or len(index) != len(vocabulary):
+        raise ConfigError(f"`vocabulary` must be non-empty with distinct entries. Found {len(vocabulary)} entries.")
+    counts = np.zeros(len(vocabulary), dtype=np.float64)
+    for keywords in keyword_sets:
+        for w in cap_keywords(keywords, max_keywords=max_keywords, vocabulary=index):
+            counts[index[w]] += 1.0
+    accountant.compose(
+        GaussianEvent(name=name, sensitivity=math.sqrt(max_keywords), sigma=float(sigma), dimension=len(vocabulary))
+    )
+    return counts + random.normal(sigma, counts.shape)
+
+
+def sparse_histogram_threshold(*, max_keywords: int, sigma: float, delta: float) -> float:
+    """The release threshold τ of the Gaussian sparse histogram for a δ term ``delta``.
+
+    Solves δ = K · P[1 + N(0, σ²) > τ]: τ = 1 + σ · Φ⁻¹(1 − δ/K).
+
+    Raises:
+        ConfigError: on δ outside (0, 1), σ <= 0 or K < 1.
+    """
+    _check_sigma(sigma)
+    _check_max_keywords(max_keywords)
+    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not (0.0 < delta < 1.0):
+        raise ConfigError(f"`delta` of the sparse histogram must lie in (0, 1). Found {delta!r}.")
+    return 1.0 + sigma * float(norm.isf(delta / max_keywords))
+
+
+def gaussian_sparse_histogram(
+    keyword_sets: Sequence[Iterable[str]],
+    *,
+    max_keywords: int,
+    sigma: float,
+    threshold: float,
+    accountant: ZCDPAccountant,
+    random: RandomSource,
+    name: str = "keyword histogram (open vocabulary)",
+) -> dict[str, float]:
+    """Thresholded Gaussian sparse histogram over an unknown domain (METHOD.md §1a, open vocabulary).
+
+    Noise N(0, σ²) is added to the count of every observed key; keys whose noisy count exceeds
+    ``threshold`` are released with their noisy count.
+
+    DP guarantee: approximate zCDP with rho = K/(2σ²) and delta = K · P[1 + N(0, σ²) > threshold]
+    (a removed document's keys that nobody else has are released with at most that probability).
+
+    Returns:
+        {keyword: noisy count} for the released keys.
+
+    Raises:
+        ConfigError: on bad σ, K or threshold.
+        PrivacyBudgetExceededError: if the accountant cannot pay (nothing released).
+    """
+    _check_sigma(sigma)
+    _check_max_keywords(max_keywords)
+    counts: Counter[str] = Counter()
+    for keywords in keyword_sets:
+        counts.update(cap_keywords(keywords, max_keywords=max_keywords, vocabulary=None))
+    accountant.compose(
+        SparseGaussianHistogramEvent(
+            name=name, max_contributions=max_keywords, sigma=float(sigma), threshold=float(threshold)
+        )
+    )
+    keys = sorted(counts)  # fixed order so the noise does not depend on insertion order
+    noisy = np.array([counts[k] for k in keys], dtype=np.float64) + random.normal(sigma, len(keys))
+    return {k: float(v) for k, v in zip(keys, noisy) if v > threshold}
+
+
+# ----------------------------------------------------------------------------------------------
+# (c) outlier removal
+# ----------------------------------------------------------------------------------------------
+
+
+def noisy_unit_vector_sum(
+    embeddings: np.ndarray,
+    *,
+    sigma: float,
+    accountant: ZCDPAccountant,
+    random: RandomSource,
+    name: str = "cluster embedding sum",
+) -> np.ndarray:
+    """Σ_d E(d) + N(0, σ² I) over unit-norm rows (METHOD.md §1c; no division, so an empty set works).
+
+    DP guarantee: rows are re-normalised here to L2 norm ≤ 1, so one document moves the sum by at
+    most 1 in L2: a Gaussian mechanism with sensitivity 1, rho = 1/(2σ²).
+
+    Args:
+        embeddings: float array [n, dim]; n may be 0.
+
+    Returns:
+        float64 array [dim].
+
+    Raises:
+        ConfigError: on a non-2-d input, non-finite values or σ <= 0.
+    """
+    _check_sigma(sigma)
+    e = np.asarray(embeddings, dtype=np.float64)
+    if e.ndim != 2 or e.shape[1] < 1:
+        raise ConfigError(f"`embeddings` must have shape [n, dim] with dim >= 1. Found {e.shape}.")
+    if not np.isfinite(e).all():
+        raise ConfigError("`embeddings` must be finite.")
+    norms = np.linalg.norm(e, axis=1, keepdims=True)
+    unit = np.divide(e, norms, out=np.zeros_like(e), where=norms > 0)
+    accountant.compose(GaussianEvent(name=name, sensitivity=1.0, sigma=float(sigma), dimension=e.shape[1]))
+    return unit.sum(axis=0) + random.normal(sigma, e.shape[1])
+
+
+def exponential_threshold(
+    scores: np.ndarray,
+    *,
+    target: int,
+    epsilon: float,
+    accountant: ZCDPAccountant,
+    random: RandomSource,
+    name: str = "similarity threshold",
+) -> float:
+    """A threshold θ ∈ [0, 1] from the continuous exponential mechanism (METHOD.md §1c).
+
+    Utility u(θ) = −|#{i : s_i ≥ θ} − k| with Lebesgue base measure on [0, 1]. The clipped, sorted
+    scores split [0, 1] into intervals; interval j (length ℓ_j, constant count c_j) has weight
+    ℓ_j · exp(ε · u_j / 2). An interval is drawn, then θ uniformly inside it. The utility peaks exactly
+    at a kept count of k (DP-RAG's reference code peaks at k − 2). Keep documents with s_i > θ.
+
+    DP guarantee: adding or removing one score changes every count(θ) by at most 1 (sensitivity 1);
+    the base measure is data-independent; the mechanism is ε-DP and ε-bounded-range, rho = ε²/8.
+
+    Args:
+        scores: float array [n] of similarities (any real values; clipped to [0, 1]); n may be 0.
+        target: k >= 0, the targeted number of kept documents (a target, not a cap).
+        epsilon: ε_θ > 0.
+
+    Returns:
+        θ in [0, 1].
+
+    Raises:
+        ConfigError: on bad ε, k, or non-finite scores.
+    """
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not (epsilon > 0) or math.isinf(epsilon):
+        raise ConfigError(f"`epsilon` must be a finite number > 0. Found {epsilon!r}.")
+    if isinstance(target, bool) or not isinstance(target, (int, np.integer)) or target < 0:
+        raise ConfigError(f"`target` (k) must be an integer >= 0. Found {target!r}.")
+    s = np.asarray(scores, dtype=np.float64).reshape(-1)
+    if not np.isfinite(s).all():
+        raise ConfigError("`scores` must be finite.")
+    s = np.sort(np.clip(s, 0.0, 1.0))
+    breaks = np.concatenate([[0.0], s, [1.0]])
+    lengths = np.diff(breaks)
+    # On the open interval (b_j, b_{j+1}) the kept count #{s_i > θ} equals n − j (scores sorted).
+    counts = len(s) - np.arange(len(lengths))
+    log_w = np.full(len(lengths), -np.inf)
+    positive = lengths > 0
+    log_w[positive] = np.log(lengths[positive]) - 0.5 * epsilon * np.abs(counts[positive] - int(target))
+    accountant.compose(ExponentialMechanismEvent(name=name, epsilon=float(epsilon)))
+    j = int(random.categorical(log_w))
+    return float(breaks[j] + random.uniform() * lengths[j])
+
+
+# ----------------------------------------------------------------------------------------------
+# (d) private prediction
+# ----------------------------------------------------------------------------------------------
+
+
+def clip_logits(logits: torch.Tensor, clip: float) -> torch.Tensor:
+    """Grislain's logit clipping (METHOD.md §2d), in float32.
+
+    l_exp = exp(l − max l); l_cent = l_exp − (max l_exp + min l_exp)/2;
+    clip(l) = l_cent · min(1, c / ‖l_cent‖_∞).
+
+    Every output coordinate lies in [−c, c], so adding one member to a sum of clipped vectors moves
+    each coordinate by at most c. ``-inf`` logits (masked tokens) map to the row's minimum.
+
+    Args:
+        logits: FloatTensor [n, vocab] (any float dtype; computed in float32). n may be 0.
+        clip: c > 0.
+
+    Returns:
+        FloatTensor [n, vocab], float32, a new tensor.
+
+    Raises:
+        ConfigError: on c <= 0, a non-2-d tensor, NaN, or a row with no finite logit.
+    """
+    if isinstance(clip, bool) or not isinstance(clip, (int, float)) or not (clip > 0) or math.isinf(clip):
+        raise ConfigError(f"`clip` must be a finite number > 0. Found {clip!r}.")
+    if logits.ndim != 2:
+        raise ConfigError(f"`logits` must have shape [n, vocab]. Found {tuple(logits.shape)}.")
+    x = logits.to(torch.float32)
+    if x.shape[0] == 0:
+        return x.clone()
+    if torch.isnan(x).any():
+        raise ConfigError("`logits` must not contain NaN.")
+    row_max = x.max(dim=1, keepdim=True).values
+    if not torch.isfinite(row_max).all():
+        raise ConfigError("every row of `logits` needs a finite maximum (no all -inf or +inf rows).")
+    l_exp = torch.exp(x - row_max)
+    mid = (l_exp.max(dim=1, keepdim=True).values + l_exp.min(dim=1, keepdim=True).values) / 2
+    l_cent = l_exp - mid
+    norm_inf = l_cent.abs().max(dim=1, keepdim=True).values
+    scale = torch.clamp(clip / torch.clamp(norm_inf, min=torch.finfo(torch.float32).tiny), max=1.0)
+    # The product can exceed c by one rounding step; the clamp makes the bound exact.
+    return torch.clamp(l_cent * scale, min=-clip, max=clip)
+
+
+def sample_private_tokens(
+    aggregated: torch.Tensor | np.ndarray,
+    *,
+    clip: float,
+    temperature: float,
+    accountants: Sequence[ZCDPAccountant],
+    random: RandomSource,
+    name: str = "private prediction token",
+) -> np.ndarray:
+    """Sample one token per row from softmax(z / τ) — the exponential mechanism of private prediction.
+
+    ``z`` must be a sum of :func:`clip_logits` outputs with the same ``clip`` (plus any data-independent
+    public term). Each row is charged PrivatePredictionTokenEvent(c, τ): rho = (c/τ)²/2, before sampling.
+    A zero row (an empty cluster) samples uniformly.
+
+    Args:
+        aggregated: [batch, vocab] aggregated clipped logits (float32 or float64).
+        clip: c used for clipping.
+        temperature: τ > 0.
+        accountants: one accountant per row (the cluster's branch accountant).
+        random: sampling randomness.
+
+    Returns:
+        int64 array [batch] of token ids.
+
+    Raises:
+        ConfigError: on τ <= 0, a row count that differs from ``accountants``, non-finite input.
+        PrivacyBudgetExceededError: if a row's accountant cannot pay (nothing sampled).
+    """
+    z = aggregated.detach().to(torch.float64).cpu().numpy() if isinstance(aggregated, torch.Tensor) else aggregated
+    z = np.asarray(z, dtype=np.float64)
+    if z.ndim != 2:
+        raise ConfigError(f"`aggregated` must have shape [batch, vocab]. Found {z.shape}.")
+    if len(accountants) != z.shape[0]:
+        raise ConfigError(f"need one accountant per row: {z.shape[0]} rows, {len(accountants)} accountants.")
+    event = PrivatePredictionTokenEvent(name=name, clip=float(clip), temperature=float(temperature))
+    for acc in accountants:  # validate every row first, then commit: nothing is sampled on failure
+        acc.check(event)
+    for acc in accountants:
+        acc.compose(event)
+    return np.asarray(random.categorical(z / temperature), dtype=np.int64).reshape(-1)
