@@ -304,9 +304,14 @@ def clip_logits(logits: torch.Tensor, clip: float) -> torch.Tensor:
     mid = (l_exp.max(dim=1, keepdim=True).values + l_exp.min(dim=1, keepdim=True).values) / 2
     l_cent = l_exp - mid
     norm_inf = l_cent.abs().max(dim=1, keepdim=True).values
-    scale = torch.clamp(clip / torch.clamp(norm_inf, min=torch.finfo(torch.float32).tiny), max=1.0)
-    # The product can exceed c by one rounding step; the clamp makes the bound exact.
-    return torch.clamp(l_cent * scale, min=-clip, max=clip)
+    # The largest float32 not above c: rounding c to float32 must not loosen the bound.
+    c32 = np.float32(clip)
+    if float(c32) > clip:
+        c32 = np.nextafter(c32, np.float32(0))
+    bound = float(c32)
+    scale = torch.clamp(bound / torch.clamp(norm_inf, min=torch.finfo(torch.float32).tiny), max=1.0)
+    # The product can exceed the bound by one rounding step; the clamp makes the bound exact.
+    return torch.clamp(l_cent * scale, min=-bound, max=bound)
 
 
 def sample_private_tokens(

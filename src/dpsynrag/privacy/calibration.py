@@ -1,0 +1,305 @@
+"""Budget calibration: from a target (ε, δ) and a budget split to the noise scales and the clip.
+
+Theorem 1 of DP-SynRAG (METHOD.md §3):
+
+    ρ = K/(2σ_h²) + L · (ε_θ²/8 + 1/(2σ_μ²) + T/2 · (c/τ)²)
+
+Given ρ from (ε, δ) (Bun–Steinke by default, as the paper; or the tight CKS conversion), the split
+fixes the histogram share ρ_hist = K/(2σ_h²), the threshold's ε_θ and the embedding share
+ρ_embed = 1/(2σ_μ²); the rest of the per-cluster budget goes to generation:
+
+    ρ_token_total = (ρ − ρ_hist)/L − ε_θ²/8 − ρ_embed,    c = τ · sqrt(2 ρ_token_total / T).
+
+Example (paper defaults): ε = 10, δ = 1e-3, K = 10, L = 5, T = 70, τ = 1 → ρ = 2.2012,
+σ_h = 7.071, σ_μ = 7.454, c = 0.1057.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from dpsynrag.errors import ConfigError, InfeasibleBudgetError
+from dpsynrag.privacy.conversions import CONVERSIONS, Conversion, epsilon_from_rho, rho_from_epsilon
+from dpsynrag.privacy.events import (
+    ComposedEvent,
+    ExponentialMechanismEvent,
+    GaussianEvent,
+    OverlappingParallelEvent,
+    PrivacyEvent,
+    PrivatePredictionTokenEvent,
+    SelfComposedEvent,
+    SparseGaussianHistogramEvent,
+)
+from dpsynrag.privacy.mechanisms import sparse_histogram_threshold
+
+# Calibrated values are shrunk by this relative margin so that floating-point rounding can never
+# push the composed ε above the target (the margin changes c by 1e-10 of its value).
+_SAFETY = 1e-10
+
+
+def _num(name: str, value: float, *, minimum: float = 0.0, strict: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or math.isinf(value):
+        raise ConfigError(f"`{name}` must be a finite number. Found {value!r}.")
+    if (strict and value <= minimum) or (not strict and value < minimum):
+        rule = ">" if strict else ">="
+        raise ConfigError(f"`{name}` must be {rule} {minimum}. Found {value!r}.")
+    return float(value)
+
+
+def _int(name: str, value: int, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigError(f"`{name}` must be an integer >= {minimum}. Found {value!r}.")
+    return value
+
+
+@dataclass(frozen=True)
+class BudgetSplit:
+    """How the budget is shared between the mechanisms; generation gets the rest.
+
+    kind="absolute" (the paper's Table 6): ``hist`` is ρ_hist (nats), ``theta`` is ε_θ, ``embed`` is
+    ρ_embed = 1/(2σ_μ²) per cluster.
+
+    kind="fraction": shares of the total ρ: ρ_hist = hist·ρ; the L threshold mechanisms together
+    cost theta·ρ (ε_θ = sqrt(8·theta·ρ/L)); the L embedding sums together cost embed·ρ. The
+    fractions of the paper's split at ε = 10 are ``BudgetSplit.paper_fractions()``.
+
+    ``theta = embed = 0`` disables outlier removal (S_r = C_r; an ablation).
+    """
+
+    kind: Literal["absolute", "fraction"] = "absolute"
+    hist: float = 0.1
+    theta: float = 0.4
+    embed: float = 0.009
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("absolute", "fraction"):
+            raise ConfigError(f"`kind` must be 'absolute' or 'fraction'. Found {self.kind!r}.")
+        _num("hist", self.hist)
+        _num("theta", self.theta, strict=False)
+        _num("embed", self.embed, strict=False)
+        if (self.theta == 0) != (self.embed == 0):
+            raise ConfigError(
+                "`theta` and `embed` must both be > 0 (outlier removal on) or both be 0 (off). "
+                f"Found theta={self.theta!r}, embed={self.embed!r}."
+            )
+        if self.kind == "fraction" and self.hist + self.theta + self.embed >= 1:
+            raise ConfigError(
+                "fractions `hist + theta + embed` must be < 1 to leave budget for generation. "
+                f"Found {self.hist + self.theta + self.embed!r}."
+            )
+
+    @property
+    def outlier_removal(self) -> bool:
+        return self.theta > 0
+
+    @classmethod
+    def paper(cls) -> "BudgetSplit":
+        """The paper's constants: ρ_hist = 0.1, ε_θ = 0.4, 1/(2σ_μ²) = 0.009 (Table 6)."""
+        return cls("absolute", 0.1, 0.4, 0.009)
+
+    @classmethod
+    def paper_fractions(cls, *, L: int = 5) -> "BudgetSplit":
+        """The paper's split at ε = 10, δ = 1e-3 as fractions of ρ = 2.2012 (scales with ε)."""
+        rho = rho_from_epsilon(10.0, 1e-3)
+        return cls("fraction", 0.1 / rho, L * 0.4**2 / 8 / rho, L * 0.009 / rho)
+
+
+@dataclass(frozen=True)
+class CalibratedBudget:
+    """The calibrated parameters of a DP-SynRAG build. All rho in zCDP nats.
+
+    Attributes:
+        epsilon, delta: the target.
+        conversion: the ρ → ε conversion used to calibrate.
+        rho_total: the zCDP budget ρ the target allows (after the open-vocabulary δ term).
+        delta_hist: the δ term of the open-vocabulary histogram (0 with a public vocabulary).
+        hist_threshold: release threshold of the open-vocabulary histogram (None: public vocabulary).
+        sigma_hist, sigma_embed: noise scales σ_h (counts) and σ_μ (embedding units); sigma_embed is
+            None when outlier removal is off.
+        epsilon_theta: ε_θ of the threshold mechanism (None when off).
+        clip, temperature: c and τ of private prediction; ``rho_token`` = (c/τ)²/2.
+        K, L, T: keyword cap, clusters per document, tokens per text.
+    """
+
+    epsilon: float
+    delta: float
+    conversion: str
+    K: int
+    L: int
+    T: int
+    temperature: float
+    rho_total: float
+    rho_hist: float
+    sigma_hist: float
+    delta_hist: float
+    hist_threshold: float | None
+    epsilon_theta: float | None
+    rho_embed: float
+    sigma_embed: float | None
+    clip: float
+    rho_token: float
+
+    @property
+    def rho_branch(self) -> float:
+        """The most one cluster may spend: ε_θ²/8 + ρ_embed + T·ρ_token."""
+        em = (self.epsilon_theta or 0.0) ** 2 / 8.0
+        return em + self.rho_embed + self.T * self.rho_token
+
+    def histogram_event(self, vocabulary_size: int | None = None) -> PrivacyEvent:
+        """The keyword-histogram event (Gaussian on a public vocabulary, or the sparse histogram)."""
+        if self.hist_threshold is not None:
+            return SparseGaussianHistogramEvent(
+                name="keyword histogram (open vocabulary)",
+                max_contributions=self.K,
+                sigma=self.sigma_hist,
+                threshold=self.hist_threshold,
+            )
+        return GaussianEvent(
+            name="keyword histogram", sensitivity=math.sqrt(self.K), sigma=self.sigma_hist, dimension=vocabulary_size
+        )
+
+    def branch_plan(self) -> ComposedEvent:
+        """One cluster's mechanisms: embedding sum, threshold (when on), T private tokens."""
+        events: list[PrivacyEvent] = []
+        if self.sigma_embed is not None and self.epsilon_theta is not None:
+            events.append(GaussianEvent(name="cluster embedding sum", sensitivity=1.0, sigma=self.sigma_embed))
+            events.append(ExponentialMechanismEvent(name="similarity threshold", epsilon=self.epsilon_theta))
+        events.append(
+            SelfComposedEvent(
+                PrivatePredictionTokenEvent(
+                    name="private prediction token", clip=self.clip, temperature=self.temperature
+                ),
+                self.T,
+                name=f"{self.T} private prediction tokens",
+            )
+        )
+        return ComposedEvent(name="one cluster", events=tuple(events))
+
+    def plan(self, *, num_clusters: int, vocabulary_size: int | None = None) -> ComposedEvent:
+        """The whole build as one event: histogram, then overlapping-parallel clusters."""
+        return ComposedEvent(
+            name="DP-SynRAG build",
+            events=(
+                self.histogram_event(vocabulary_size),
+                OverlappingParallelEvent(
+                    name="clusters",
+                    branch=self.branch_plan(),
+                    num_branches=num_clusters,
+                    max_branches_per_unit=self.L,
+                ),
+            ),
+        )
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["rho_branch"] = self.rho_branch
+        return d
+
+
+def calibrate(
+    *,
+    epsilon: float,
+    delta: float,
+    K: int = 10,
+    L: int = 5,
+    T: int = 70,
+    temperature: float = 1.0,
+    split: BudgetSplit | None = None,
+    conversion: Conversion = "bun-steinke",
+    open_vocabulary_delta: float | None = None,
+) -> CalibratedBudget:
+    """Solve σ_h, σ_μ, ε_θ and c so the build is (ε, δ)-DP (DP-SynRAG Theorem 1, METHOD.md §3).
+
+    Args:
+        epsilon: target ε > 0.
+        delta: target total δ in (0, 1).
+        K: keywords per document (>= 1). L: clusters per document (>= 1). T: tokens per text (>= 1).
+        temperature: τ > 0.
+        split: the budget split (default: the paper's absolute constants).
+        conversion: "bun-steinke" (paper) or "cks" (tight).
+        open_vocabulary_delta: δ_ps of the thresholded open-vocabulary histogram (None: public
+            vocabulary). It is taken out of ``delta`` before converting.
+
+    Returns:
+        A :class:`CalibratedBudget`.
+
+    Raises:
+        ConfigError: on ε <= 0, δ outside (0, 1), K/L/T < 1, τ <= 0, NaN, an unknown conversion, or
+            open_vocabulary_delta outside (0, δ).
+        InfeasibleBudgetError: when a fixed part of the split does not fit; the message names it.
+    """
+    epsilon = _num("epsilon", epsilon)
+    delta = _num("delta", delta)
+    if delta >= 1:
+        raise ConfigError(f"`delta` must lie strictly between 0 and 1. Found {delta!r}.")
+    K, L, T = _int("K", K), _int("L", L), _int("T", T)
+    temperature = _num("temperature", temperature)
+    if conversion not in CONVERSIONS:
+        raise ConfigError(f"`conversion` must be one of {CONVERSIONS}. Found {conversion!r}.")
+    split = split or BudgetSplit.paper()
+    delta_hist = 0.0
+    if open_vocabulary_delta is not None:
+        delta_hist = _num("open_vocabulary_delta", open_vocabulary_delta)
+        if delta_hist >= delta:
+            raise ConfigError(
+                f"`open_vocabulary_delta` must be smaller than `delta` ({delta!r}). Found {delta_hist!r}; "
+                "a tenth of delta is a reasonable choice."
+            )
+    rho_total = rho_from_epsilon(epsilon, delta - delta_hist, conversion=conversion)
+    target = f"epsilon={epsilon:g}, delta={delta:g} ({conversion}: rho={rho_total:.4g})"
+
+    if split.kind == "absolute":
+        rho_hist, epsilon_theta, rho_embed = split.hist, split.theta, split.embed
+    else:
+        rho_hist = split.hist * rho_total
+        epsilon_theta = math.sqrt(8.0 * split.theta * rho_total / L)
+        rho_embed = split.embed * rho_total / L
+    if rho_hist >= rho_total:
+        raise InfeasibleBudgetError(
+            f"the keyword histogram alone (rho_hist={rho_hist:.4g}) needs more than the whole budget at {target}. "
+            "Raise epsilon, or give the histogram a smaller share (e.g. a fraction split)."
+        )
+    per_cluster = (rho_total - rho_hist) / L
+    fixed = epsilon_theta**2 / 8.0 + rho_embed
+    rho_generation = per_cluster - fixed
+    if rho_generation <= 0:
+        raise InfeasibleBudgetError(
+            f"outlier removal costs {fixed:.4g} per cluster (threshold epsilon_theta={epsilon_theta:g}: "
+            f"{epsilon_theta**2 / 8:.4g}; embedding sum: {rho_embed:.4g}) but only {per_cluster:.4g} per cluster "
+            f"is left after the histogram with L={L} at {target}; nothing is left for generation. "
+            "Raise epsilon, lower L, or use smaller threshold/embedding shares."
+        )
+    shrink = 1.0 - _SAFETY
+    rho_token = rho_generation / T * shrink
+    clip = temperature * math.sqrt(2.0 * rho_token)
+    sigma_hist = math.sqrt(K / (2.0 * rho_hist * shrink))
+    hist_threshold = (
+        sparse_histogram_threshold(max_keywords=K, sigma=sigma_hist, delta=delta_hist) if delta_hist > 0 else None
+    )
+    on = split.outlier_removal
+    result = CalibratedBudget(
+        epsilon=epsilon,
+        delta=delta,
+        conversion=conversion,
+        K=K,
+        L=L,
+        T=T,
+        temperature=temperature,
+        rho_total=rho_total,
+        rho_hist=K / (2.0 * sigma_hist**2),
+        sigma_hist=sigma_hist,
+        delta_hist=delta_hist,
+        hist_threshold=hist_threshold,
+        epsilon_theta=epsilon_theta * shrink if on else None,
+        rho_embed=rho_embed * shrink if on else 0.0,
+        sigma_embed=math.sqrt(1.0 / (2.0 * rho_embed * shrink)) if on else None,
+        clip=clip,
+        rho_token=0.5 * (clip / temperature) ** 2,
+    )
+    plan = result.plan(num_clusters=L)
+    achieved = epsilon_from_rho(plan.rho, delta - plan.delta, conversion=conversion)
+    if achieved > epsilon:  # cannot happen with the margins above; a guard, never a silent overshoot
+        raise ConfigError(f"internal calibration error: achieved epsilon {achieved!r} > target {epsilon!r}.")
+    return result

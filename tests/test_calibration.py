@@ -1,0 +1,113 @@
+"""Calibration of the DP-SynRAG budget (Theorem 1; METHOD.md §3)."""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpsynrag.errors import ConfigError, InfeasibleBudgetError
+from dpsynrag.privacy.calibration import BudgetSplit, calibrate
+from dpsynrag.privacy.conversions import epsilon_from_rho
+
+
+def test_paper_parameters():
+    cal = calibrate(epsilon=10.0, delta=1e-3, K=10, L=5, T=70, temperature=1.0)
+    assert cal.rho_total == pytest.approx(2.2012, abs=1e-4)
+    assert cal.sigma_hist == pytest.approx(7.071, abs=5e-4)
+    assert cal.sigma_embed == pytest.approx(7.454, abs=5e-4)
+    assert cal.epsilon_theta == pytest.approx(0.4, rel=1e-9)
+    assert cal.clip == pytest.approx(0.1057, abs=5e-4)
+    # Theorem 1 closed form reproduces rho_total.
+    rho = cal.K / (2 * cal.sigma_hist**2) + cal.L * (
+        cal.epsilon_theta**2 / 8 + 1 / (2 * cal.sigma_embed**2) + cal.T / 2 * (cal.clip / cal.temperature) ** 2
+    )
+    assert rho == pytest.approx(cal.rho_total, rel=1e-8)
+    assert rho <= cal.rho_total
+    assert cal.plan(num_clusters=500).rho == pytest.approx(rho, rel=1e-12)
+
+
+def test_tight_calibration_gives_more_budget():
+    cal = calibrate(epsilon=10.0, delta=1e-3, conversion="cks")
+    assert cal.rho_total == pytest.approx(2.607, abs=1e-3)
+    assert cal.clip > calibrate(epsilon=10.0, delta=1e-3).clip
+
+
+def test_clip_scales_with_temperature():
+    # Only c/tau matters: doubling tau doubles c.
+    a = calibrate(epsilon=10.0, delta=1e-3, temperature=1.0)
+    b = calibrate(epsilon=10.0, delta=1e-3, temperature=2.0)
+    assert b.clip == pytest.approx(2 * a.clip, rel=1e-12)
+
+
+def test_fraction_split_at_epsilon_10_equals_paper_and_scales():
+    frac = calibrate(epsilon=10.0, delta=1e-3, split=BudgetSplit.paper_fractions())
+    assert frac.clip == pytest.approx(calibrate(epsilon=10.0, delta=1e-3).clip, rel=1e-6)
+    low = calibrate(epsilon=3.0, delta=1e-3, split=BudgetSplit.paper_fractions())
+    assert low.clip == pytest.approx(0.0370, abs=1e-4)  # algorithm_brief.md §1.3 table
+
+
+def test_open_vocabulary_delta_is_charged():
+    cal = calibrate(epsilon=10.0, delta=1e-3, open_vocabulary_delta=1e-4)
+    plan = cal.plan(num_clusters=100)
+    assert plan.delta == pytest.approx(1e-4, rel=1e-6)
+    assert epsilon_from_rho(plan.rho, 1e-3 - plan.delta) <= 10.0
+    # threshold: 10 * P[1 + N(0, s^2) > t] = 1e-4
+    assert cal.hist_threshold == pytest.approx(1 + cal.sigma_hist * 4.264890793922825, rel=1e-6)
+
+
+def test_no_outlier_removal_gives_generation_everything():
+    cal = calibrate(epsilon=10.0, delta=1e-3, split=BudgetSplit("absolute", 0.1, 0.0, 0.0))
+    assert cal.sigma_embed is None and cal.epsilon_theta is None
+    assert cal.clip == pytest.approx(math.sqrt(2 * (2.2012 - 0.1) / 5 / 70), abs=1e-4)
+
+
+def test_infeasible_histogram_named():
+    with pytest.raises(InfeasibleBudgetError, match="keyword histogram"):
+        calibrate(epsilon=1.0, delta=1e-3)
+
+
+def test_infeasible_outlier_removal_named():
+    with pytest.raises(InfeasibleBudgetError, match="outlier removal"):
+        calibrate(epsilon=2.0, delta=1e-3)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    epsilon=st.floats(min_value=4.0, max_value=50.0),
+    delta=st.floats(min_value=1e-10, max_value=1e-2),
+    K=st.integers(1, 30),
+    L=st.integers(1, 10),
+    T=st.integers(1, 200),
+    conversion=st.sampled_from(["bun-steinke", "cks"]),
+)
+def test_calibration_never_overshoots(epsilon, delta, K, L, T, conversion):
+    cal = calibrate(epsilon=epsilon, delta=delta, K=K, L=L, T=T, split=BudgetSplit.paper_fractions(L=L), conversion=conversion)
+    plan = cal.plan(num_clusters=1000)
+    assert epsilon_from_rho(plan.rho, delta - plan.delta, conversion=conversion) <= epsilon
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(epsilon=0.0, delta=1e-3),
+        dict(epsilon=-1.0, delta=1e-3),
+        dict(epsilon=float("nan"), delta=1e-3),
+        dict(epsilon=float("inf"), delta=1e-3),
+        dict(epsilon=10.0, delta=0.0),
+        dict(epsilon=10.0, delta=1.0),
+        dict(epsilon=10.0, delta=float("nan")),
+        dict(epsilon=10.0, delta=1e-3, K=0),
+        dict(epsilon=10.0, delta=1e-3, L=0),
+        dict(epsilon=10.0, delta=1e-3, T=0),
+        dict(epsilon=10.0, delta=1e-3, temperature=0.0),
+        dict(epsilon=10.0, delta=1e-3, temperature=float("nan")),
+        dict(epsilon=10.0, delta=1e-3, conversion="rdp"),
+        dict(epsilon=10.0, delta=1e-3, open_vocabulary_delta=1e-3),
+    ],
+)
+def test_bad_input(kwargs):
+    with pytest.raises(ConfigError) as info:
+        calibrate(**kwargs)
+    assert isinstance(info.value, ValueError)
+    assert "Found" in str(info.value)

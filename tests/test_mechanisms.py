@@ -1,0 +1,268 @@
+"""DP mechanisms: sensitivity bounds, exact sampling laws (statistical tests), accounting, bad input.
+
+Statistical tests compare 10^5 draws with the exact distribution and fail when p < 1e-6: with a
+fixed seed they are deterministic; under the null hypothesis the false-failure rate is 1e-6 per test
+(the SecureRandom tests are not seeded and keep that rate on every run).
+"""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from dpsynrag.errors import ConfigError, PrivacyBudgetExceededError
+from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.privacy.mechanisms import (
+    cap_keywords,
+    clip_logits,
+    exponential_threshold,
+    gaussian_histogram,
+    gaussian_sparse_histogram,
+    noisy_unit_vector_sum,
+    sample_private_tokens,
+    sparse_histogram_threshold,
+)
+from dpsynrag.rng import SecureRandom, SeededRandom, make_random
+
+P_MIN = 1e-6
+N_DRAWS = 100_000
+
+
+# ---------------------------------------------------------------------------------------------
+# randomness
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source", [SecureRandom(), SeededRandom(1)])
+def test_normal_and_uniform_laws(source):
+    assert stats.kstest(source.standard_normal(N_DRAWS), "norm").pvalue > P_MIN
+    assert stats.kstest(source.uniform(N_DRAWS), "uniform").pvalue > P_MIN
+
+
+@pytest.mark.parametrize("source", [SecureRandom(), SeededRandom(2)])
+def test_categorical_law_and_masked_entries(source):
+    log_w = np.array([0.0, -np.inf, math.log(3.0), math.log(0.5), -np.inf])
+    probs = np.exp(log_w) / np.exp(log_w).sum()
+    draws = source.categorical(np.tile(log_w, (N_DRAWS, 1)))
+    counts = np.bincount(draws, minlength=5)
+    assert counts[1] == 0 and counts[4] == 0
+    keep = probs > 0
+    assert stats.chisquare(counts[keep], N_DRAWS * probs[keep]).pvalue > P_MIN
+
+
+def test_make_random_secure_by_default():
+    assert make_random().is_secure
+    assert not make_random(3).is_secure
+    a, b = SeededRandom(5).child("noise"), SeededRandom(5).child("noise")
+    assert np.array_equal(a.uniform(4), b.uniform(4))
+    assert not np.array_equal(SeededRandom(5).child("noise").uniform(4), SeededRandom(5).child("sampling").uniform(4))
+    with pytest.raises(ValueError):
+        SeededRandom(-1)
+
+
+# ---------------------------------------------------------------------------------------------
+# keyword histograms
+# ---------------------------------------------------------------------------------------------
+
+
+def test_cap_keywords_enforces_K_whatever_the_extractor_says():
+    raw = ["Fever", "fever", " rash ", "zzz", "Cough", "pain", "rash", "nausea"]
+    assert cap_keywords(raw, max_keywords=3, vocabulary={"fever", "rash", "cough", "pain", "nausea"}) == (
+        "fever",
+        "rash",
+        "cough",
+    )
+    assert cap_keywords(["a"] * 100 + ["b"], max_keywords=2) == ("a", "b")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=6), max_size=60), st.integers(1, 12))
+def test_cap_keywords_never_exceeds_K(words, K):
+    out = cap_keywords(words, max_keywords=K)
+    assert len(out) <= K and len(set(out)) == len(out)
+
+
+def test_gaussian_histogram_noise_and_cost():
+    vocab = [f"w{i}" for i in range(20_000)]
+    docs = [["w0", "w1", "w1", "W2", "unknown"]] * 30 + [[f"w{i}" for i in range(50)]]  # last doc capped to K=5
+    acc = ZCDPAccountant()
+    noisy = gaussian_histogram(docs, vocab, max_keywords=5, sigma=4.0, accountant=acc, random=SeededRandom(0))
+    exact = np.zeros(len(vocab))
+    exact[[0, 1, 2]] += 30
+    exact[[0, 1, 2, 3, 4]] += 1
+    residual = (noisy - exact) / 4.0
+    assert stats.kstest(residual, "norm").pvalue > P_MIN  # noise on every entry, zero counts included
+    assert acc.rho == pytest.approx(5 / (2 * 16))
+
+
+def test_histogram_refuses_before_noise_when_over_budget():
+    acc = ZCDPAccountant(rho_budget=0.01)
+    with pytest.raises(PrivacyBudgetExceededError):
+        gaussian_histogram([["a"]], ["a", "b"], max_keywords=10, sigma=1.0, accountant=acc, random=SeededRandom(0))
+    assert acc.rho == 0
+
+
+def test_sparse_histogram_threshold_and_delta():
+    sigma, K, delta = 3.0, 4, 1e-3
+    t = sparse_histogram_threshold(max_keywords=K, sigma=sigma, delta=delta)
+    assert K * stats.norm.sf((t - 1) / sigma) == pytest.approx(delta, rel=1e-9)
+    # A key held by one document is released with probability P[1 + N(0, s^2) > t]; with a low
+    # threshold that probability is large enough to measure: P[1 + N(0, 9) > 2.5] = sf(0.5).
+    acc = ZCDPAccountant()
+    trials = 20_000
+    docs = [[f"k{i}"] for i in range(trials)]
+    out = gaussian_sparse_histogram(
+        docs, max_keywords=1, sigma=sigma, threshold=2.5, accountant=acc, random=SeededRandom(11)
+    )
+    p = stats.norm.sf(0.5)
+    assert stats.binomtest(len(out), trials, p).pvalue > P_MIN
+    assert acc.delta == pytest.approx(p, rel=1e-9)  # K = 1: delta = P[1 + N(0, s^2) > t]
+    assert acc.rho == pytest.approx(1 / (2 * sigma**2))
+
+
+def test_sparse_histogram_releases_frequent_keys():
+    docs = [["fever", "rash"]] * 200 + [["rare"]]
+    out = gaussian_sparse_histogram(
+        docs, max_keywords=2, sigma=2.0, threshold=30.0, accountant=ZCDPAccountant(), random=SeededRandom(4)
+    )
+    assert set(out) == {"fever", "rash"}
+    assert out["fever"] == pytest.approx(200, abs=12)  # 6 sigma
+
+
+# ---------------------------------------------------------------------------------------------
+# outlier removal
+# ---------------------------------------------------------------------------------------------
+
+
+def test_noisy_unit_vector_sum_normalises_rows_and_costs_one_gaussian():
+    acc = ZCDPAccountant()
+    e = np.array([[3.0, 4.0], [0.0, 10.0], [0.0, 0.0]])
+    draws = np.array(
+        [noisy_unit_vector_sum(e, sigma=0.5, accountant=acc, random=SeededRandom(i)) for i in range(2000)]
+    )
+    assert acc.rho == pytest.approx(2000 * 1 / (2 * 0.25))
+    mean = draws.mean(axis=0)
+    assert mean == pytest.approx([0.6, 1.8], abs=6 * 0.5 / math.sqrt(2000))
+    empty = noisy_unit_vector_sum(np.zeros((0, 7)), sigma=1.0, accountant=ZCDPAccountant(), random=SeededRandom(0))
+    assert empty.shape == (7,)
+
+
+def _exact_threshold_interval_probs(scores, k, eps):
+    s = np.sort(np.clip(scores, 0, 1))
+    b = np.concatenate([[0.0], s, [1.0]])
+    lengths = np.diff(b)
+    w = np.array([lengths[j] * math.exp(-eps / 2 * abs((len(s) - j) - k)) for j in range(len(lengths))])
+    return b, w / w.sum()
+
+
+def test_exponential_threshold_law():
+    scores = np.array([0.9, 0.2, -0.3, 0.5, 0.55, 1.4, 0.7])
+    k, eps = 3, 1.5
+    b, probs = _exact_threshold_interval_probs(scores, k, eps)
+    rng = SeededRandom(7)
+    acc = ZCDPAccountant()
+    thetas = np.array([exponential_threshold(scores, target=k, epsilon=eps, accountant=acc, random=rng) for _ in range(20_000)])
+    assert acc.rho == pytest.approx(20_000 * eps**2 / 8)
+    assert ((thetas >= 0) & (thetas <= 1)).all()
+    interval = np.searchsorted(b, thetas, side="right") - 1
+    counts = np.bincount(interval, minlength=len(probs))[: len(probs)]
+    keep = probs > 0
+    assert counts[~keep].sum() == 0
+    assert stats.chisquare(counts[keep], 20_000 * probs[keep]).pvalue > P_MIN
+    # within the most likely interval theta is uniform
+    j = int(np.argmax(probs))
+    inside = (thetas[interval == j] - b[j]) / (b[j + 1] - b[j])
+    assert stats.kstest(inside, "uniform").pvalue > P_MIN
+
+
+def test_exponential_threshold_peaks_at_k_exactly():
+    # Many well-separated scores and a large epsilon: the kept count #{s > theta} concentrates on k.
+    scores = np.linspace(0.01, 0.99, 99)
+    rng = SeededRandom(3)
+    kept = [
+        int((scores > exponential_threshold(scores, target=40, epsilon=20.0, accountant=ZCDPAccountant(), random=rng)).sum())
+        for _ in range(2000)
+    ]
+    values, counts = np.unique(kept, return_counts=True)
+    assert values[np.argmax(counts)] == 40  # DP-RAG's reference code would peak at 38
+
+
+def test_exponential_threshold_empty_and_bad_input():
+    theta = exponential_threshold(np.array([]), target=5, epsilon=1.0, accountant=ZCDPAccountant(), random=SeededRandom(0))
+    assert 0.0 <= theta <= 1.0
+    for kwargs in (dict(target=-1, epsilon=1.0), dict(target=2, epsilon=0.0), dict(target=2, epsilon=float("nan"))):
+        with pytest.raises(ConfigError):
+            exponential_threshold(np.array([0.5]), accountant=ZCDPAccountant(), random=SeededRandom(0), **kwargs)
+    with pytest.raises(ConfigError):
+        exponential_threshold(np.array([np.nan]), target=1, epsilon=1.0, accountant=ZCDPAccountant(), random=SeededRandom(0))
+
+
+# ---------------------------------------------------------------------------------------------
+# private prediction
+# ---------------------------------------------------------------------------------------------
+
+
+def test_clip_logits_hand_computed():
+    logits = torch.tensor([[0.0, math.log(0.5), -1e9]])
+    # l_exp = [1, 0.5, 0]; mid = 0.5; l_cent = [0.5, 0, -0.5]; inf-norm 0.5; c = 0.1 -> scale 0.2
+    out = clip_logits(logits, 0.1)
+    assert out.dtype == torch.float32
+    assert torch.allclose(out, torch.tensor([[0.1, 0.0, -0.1]]), atol=1e-7)
+    # large c: no rescaling
+    assert torch.allclose(clip_logits(logits, 5.0), torch.tensor([[0.5, 0.0, -0.5]]), atol=1e-7)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.floats(min_value=-1e4, max_value=1e4, allow_nan=False), min_size=2, max_size=40),
+    st.floats(min_value=1e-4, max_value=10.0),
+)
+def test_clipped_vector_in_bounds_and_one_member_moves_sum_by_at_most_c(values, c):
+    x = torch.tensor([values], dtype=torch.float32)
+    clipped = clip_logits(x, c)
+    assert clipped.abs().max().item() <= c
+    others = clip_logits(torch.randn(5, x.shape[1], generator=torch.Generator().manual_seed(len(values))) * 10, c)
+    with_member = others.sum(0) + clipped[0]
+    assert (with_member - others.sum(0)).abs().max().item() <= c * (1 + 1e-6)
+
+
+def test_clip_logits_does_not_modify_input_and_rejects_bad_input():
+    x = torch.tensor([[1.0, 2.0, 3.0]])
+    before = x.clone()
+    clip_logits(x, 0.1)
+    assert torch.equal(x, before)
+    with pytest.raises(ConfigError):
+        clip_logits(x, 0.0)
+    with pytest.raises(ConfigError):
+        clip_logits(torch.tensor([[float("nan"), 1.0]]), 0.1)
+    with pytest.raises(ConfigError):
+        clip_logits(torch.tensor([1.0, 2.0]), 0.1)
+    with pytest.raises(ConfigError):
+        clip_logits(torch.full((1, 3), float("-inf")), 0.1)
+
+
+def test_sample_private_tokens_law_and_cost():
+    z = np.array([[0.3, -0.2, 0.0, 0.5], [0.0, 0.0, 0.0, 0.0]])
+    tau = 0.7
+    rng = SeededRandom(9)
+    accs = [ZCDPAccountant(), ZCDPAccountant()]
+    draws = np.array([sample_private_tokens(z, clip=0.1, temperature=tau, accountants=accs, random=rng) for _ in range(25_000)])
+    assert accs[0].rho == pytest.approx(25_000 * 0.5 * (0.1 / 0.7) ** 2)
+    for row in range(2):
+        p = np.exp(z[row] / tau) / np.exp(z[row] / tau).sum()
+        counts = np.bincount(draws[:, row], minlength=4)
+        assert stats.chisquare(counts, 25_000 * p).pvalue > P_MIN  # row 1 (empty cluster): uniform
+
+
+def test_sample_private_tokens_checks_all_rows_before_spending():
+    full = ZCDPAccountant(rho_budget=0.0)
+    ok = ZCDPAccountant()
+    with pytest.raises(PrivacyBudgetExceededError):
+        sample_private_tokens(np.zeros((2, 3)), clip=0.1, temperature=1.0, accountants=[ok, full], random=SeededRandom(0))
+    assert ok.rho == 0.0
+    with pytest.raises(ConfigError):
+        sample_private_tokens(np.zeros((2, 3)), clip=0.1, temperature=1.0, accountants=[ok], random=SeededRandom(0))
