@@ -1,0 +1,194 @@
+"""Tests of dpsynrag.data.io: loading JSONL/CSV/Parquet collections, error messages, atomic writing."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from dpsynrag.data.io import (
+    DataFileNotFoundError,
+    Document,
+    load_documents,
+    read_jsonl,
+    write_jsonl_atomic,
+)
+from dpsynrag.errors import ConfigError, DataError
+
+
+def _write_lines(path, lines):
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_jsonl_default_ids_are_row_indices(tmp_path):
+    path = _write_lines(tmp_path / "d.jsonl", [{"text": "alpha"}, {"text": "béta"}, {"text": "gamma"}])
+    docs = load_documents(path)
+    assert docs == [Document("0", "alpha"), Document("1", "béta"), Document("2", "gamma")]
+
+
+def test_jsonl_id_field_is_stringified_and_limit_keeps_first_rows(tmp_path):
+    path = _write_lines(tmp_path / "d.jsonl", [{"id": 7, "body": "a"}, {"id": "x", "body": "b"}, {"id": 9, "body": "c"}])
+    assert load_documents(path, text_field="body", id_field="id") == [
+        Document("7", "a"), Document("x", "b"), Document("9", "c")]
+    assert load_documents(path, text_field="body", id_field="id", limit=2) == [Document("7", "a"), Document("x", "b")]
+
+
+def test_blank_lines_are_skipped_but_counted(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"text": "a"}\n\n{"text": ""}\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"line 3 \(row 1\).*'text' is empty"):
+        load_documents(path)
+
+
+def test_duplicate_id_names_the_id_and_both_lines(tmp_path):
+    path = _write_lines(tmp_path / "d.jsonl", [{"id": "a", "text": "x"}, {"id": "b", "text": "y"}, {"id": "a", "text": "z"}])
+    with pytest.raises(DataError, match=r"duplicate id 'a' at line 3.*first at line 1"):
+        load_documents(path, id_field="id")
+
+
+def test_duplicate_after_stringification(tmp_path):
+    path = _write_lines(tmp_path / "d.jsonl", [{"id": 1, "text": "x"}, {"id": "1", "text": "y"}])
+    with pytest.raises(DataError, match="duplicate id '1'"):
+        load_documents(path, id_field="id")
+
+
+def test_bad_utf8_reports_line_and_byte(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b'{"text": "ok"}\n{"text": "caf\xe9"}\n')
+    with pytest.raises(DataError, match=r"line 2: invalid UTF-8 at byte 13 of the line \(byte 28 of the file\)"):
+        load_documents(path)
+
+
+def test_malformed_json_reports_line(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"text": "ok"}\n{"text": "unterminated}\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"line 2: malformed JSON"):
+        load_documents(path)
+
+
+def test_non_object_line(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_text('["text"]\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"line 1: each line must be a JSON object, found list"):
+        load_documents(path)
+
+
+def test_missing_field_names_field_available_fields_and_line(tmp_path):
+    path = _write_lines(tmp_path / "d.jsonl", [{"text": "a"}, {"body": "b", "id": 3}])
+    with pytest.raises(DataError) as info:
+        load_documents(path)
+    message = str(info.value)
+    assert "line 2 (row 1)" in message and "missing field 'text'" in message and "available fields: body, id" in message
+
+
+def test_non_string_and_empty_text(tmp_path):
+    path = _write_lines(tmp_path / "d.jsonl", [{"text": 12}])
+    with pytest.raises(DataError, match=r"line 1 \(row 0\): field 'text' must be a string, found int 12"):
+        load_documents(path)
+    path = _write_lines(tmp_path / "e.jsonl", [{"text": "ok"}, {"text": "   "}])
+    with pytest.raises(DataError, match=r"line 2 \(row 1\): field 'text' is empty"):
+        load_documents(path)
+
+
+def test_empty_file_and_missing_file(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(DataError, match="no documents"):
+        load_documents(empty)
+    missing = tmp_path / "nope.jsonl"
+    with pytest.raises(DataFileNotFoundError, match="nope.jsonl") as info:
+        load_documents(missing)
+    assert isinstance(info.value, DataError) and isinstance(info.value, FileNotFoundError)
+    assert isinstance(info.value, ValueError)
+
+
+def test_unknown_extension_and_bad_limit(tmp_path):
+    path = tmp_path / "d.txt"
+    path.write_text("hello", encoding="utf-8")
+    with pytest.raises(DataError, match=r"unknown file extension '\.txt'.*\.jsonl.*\.csv.*\.parquet"):
+        load_documents(path)
+    with pytest.raises(ConfigError, match="limit"):
+        load_documents(path, limit=0)
+
+
+def test_json_array_file(tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps([{"text": "a"}, {"text": "b"}]), encoding="utf-8")
+    assert [d.text for d in load_documents(path)] == ["a", "b"]
+
+
+def test_csv_round_trip_with_quotes_commas_and_newlines(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text('doc_id,text\n10,"Hello, world"\n11,"two\nlines"\n12,plain\n', encoding="utf-8")
+    docs = load_documents(path, id_field="doc_id")
+    assert docs == [Document("10", "Hello, world"), Document("11", "two\nlines"), Document("12", "plain")]
+
+
+def test_csv_errors(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("id,body\n1,x\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"line 2 \(row 0\): missing field 'text'; available fields: id, body"):
+        load_documents(path)
+    path.write_text("id,text\n1,x\n1,y\n", encoding="utf-8")
+    with pytest.raises(DataError, match="duplicate id '1' at line 3"):
+        load_documents(path, id_field="id")
+    path.write_text("id,text\n1,x\n2,\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"line 3 \(row 1\): field 'text' is empty"):
+        load_documents(path)
+    path.write_bytes(b"id,text\n1,ok\n2,caf\xe9\n")
+    with pytest.raises(DataError, match=r"line 3: invalid UTF-8 at byte 5 of the line \(byte 18 of the file\)"):
+        load_documents(path)
+    path.write_text("id,text\n1,x,extra\n", encoding="utf-8")
+    with pytest.raises(DataError, match="line 2 .*expected 2 columns"):
+        load_documents(path)
+    path.write_text("id,text\n", encoding="utf-8")
+    with pytest.raises(DataError, match="no documents"):
+        load_documents(path)
+
+
+def test_parquet_round_trip_and_errors(tmp_path):
+    path = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"key": [5, 6, 7], "text": ["a", "bb", "ccc"]}), path)
+    assert load_documents(path, id_field="key") == [Document("5", "a"), Document("6", "bb"), Document("7", "ccc")]
+    assert load_documents(path, limit=1) == [Document("0", "a")]
+    with pytest.raises(DataError, match=r"missing field 'body' \(row 0\); available fields: key, text"):
+        load_documents(path, text_field="body")
+    pq.write_table(pa.table({"text": ["a", None]}), path)
+    with pytest.raises(DataError, match=r"row 1: field 'text' must be a string, found NoneType"):
+        load_documents(path)
+    pq.write_table(pa.table({"id": ["a", "a"], "text": ["x", "y"]}), path)
+    with pytest.raises(DataError, match="duplicate id 'a' at row 1"):
+        load_documents(path, id_field="id")
+    path.write_bytes(b"not parquet")
+    with pytest.raises(DataError, match="not a readable Parquet file"):
+        load_documents(path)
+
+
+def test_write_jsonl_atomic_round_trip_and_no_leftovers(tmp_path):
+    path = tmp_path / "sub" / "out.jsonl"
+    records = [{"id": "1", "text": "é ü"}, Document("2", "plain")]
+    assert write_jsonl_atomic(path, records) == path
+    assert path.read_text(encoding="utf-8") == '{"id": "1", "text": "é ü"}\n{"id": "2", "text": "plain"}\n'
+    assert load_documents(path, id_field="id") == [Document("1", "é ü"), Document("2", "plain")]
+    assert read_jsonl(path) == [{"id": "1", "text": "é ü"}, {"id": "2", "text": "plain"}]
+    assert sorted(os.listdir(path.parent)) == ["out.jsonl"]
+
+
+def test_write_jsonl_atomic_failure_keeps_old_file(tmp_path):
+    path = tmp_path / "out.jsonl"
+    path.write_text("old\n", encoding="utf-8")
+
+    def records():
+        yield {"a": 1}
+        yield {"b": object()}  # not JSON-serialisable
+
+    with pytest.raises(TypeError):
+        write_jsonl_atomic(path, records())
+    assert path.read_text(encoding="utf-8") == "old\n"
+    assert os.listdir(tmp_path) == ["out.jsonl"]
+    with pytest.raises(TypeError, match=r"`records`\[0\] must be a mapping"):
+        write_jsonl_atomic(path, ["text"])
