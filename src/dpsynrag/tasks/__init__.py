@@ -1,0 +1,38 @@
+"""Pluggable task definitions: what data to protect, which queries to ask, how to score the answers.
+
+Built-in tasks: ``"medical"`` (:class:`MedicalTask`, Medical Synth) and ``"movielens"``
+(:class:`MovieLensTask`, GroupLens ml-latest-small). Add your own by subclassing :class:`Task` and calling
+:func:`register_task`, or pass ``"package.module:MyTask"`` wherever a task name is accepted.
+"""
+
+from dpsynrag.tasks.base import (
+    Query,
+    Task,
+    available_tasks,
+    find_shared_dir,
+    get_task,
+    read_query_file,
+    register_task,
+    resolve_data_dir,
+    support_bucket_label,
+)
+from dpsynrag.tasks.medical import MedicalTask
+from dpsynrag.tasks.movielens import MovieLensConfig, MovieLensTask
+
+register_task(MedicalTask())
+register_task(MovieLensTask())
+
+__all__ = [
+    "MedicalTask",
+    "MovieLensConfig",
+    "MovieLensTask",
+    "Query",
+    "Task",
+    "available_tasks",
+    "find_shared_dir",
+    "get_task",
+    "read_query_file",
+    "register_task",
+    "resolve_data_dir",
+    "support_bucket_label",
+]
