@@ -1,0 +1,13 @@
+"""Model engine: language-model and embedding backends, and the private-prediction decoder.
+
+* :class:`LanguageModel` — a causal LM (hub id, folder, GGUF file or the offline SmolLM2 default).
+* :class:`Embedder` — sentence embeddings, unit-norm float32 (offline default all-MiniLM-L6-v2).
+* :class:`PrivatePredictionDecoder` — one synthetic text per cluster by clipped-logit aggregation
+  (METHOD.md §2d), charged to each cluster's accountant.
+"""
+
+from dpsynrag.models.decoder import PrivatePredictionDecoder
+from dpsynrag.models.embedder import Embedder
+from dpsynrag.models.lm import LanguageModel
+
+__all__ = ["Embedder", "LanguageModel", "PrivatePredictionDecoder"]

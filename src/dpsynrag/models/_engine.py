@@ -1,0 +1,360 @@
+"""Batched incremental decoding over a key/value cache: the machinery under greedy generation,
+YES/NO scoring and private prediction.
+
+A *row* is one sequence being decoded; several rows may continue the same *prompt* (in private
+prediction, a document's prompt is continued once per cluster it belongs to). :class:`RowBatch`
+
+1. finds the longest token prefix shared by all prompts (the chat template and instruction) and
+   computes its keys/values once (reused across calls: :class:`PrefixCache`);
+2. prefills each *distinct* prompt once, in chunks, after that prefix;
+3. copies each prompt's keys/values into every row that continues it;
+4. runs one forward pass per step for all rows (:meth:`RowBatch.step`).
+
+Layout of a row's cache (fast path): ``[prefix | left padding | prompt rest | generated tokens]``.
+Padding sits *between* the shared prefix and the rest of the prompt; an explicit 2-d attention mask
+hides it and explicit ``position_ids`` number every real token 0, 1, 2, … without gaps, so a padded
+row computes exactly what the unpadded prompt computes (checked in tests/test_decoder.py).
+
+The fast path writes into preallocated buffers (no ``torch.cat`` per step) and needs a model whose
+cache layers are all plain full-attention :class:`~transformers.DynamicLayer` (Llama, Qwen2, Phi-3,
+Mistral without a sliding window, …). Other models (sliding-window or hybrid layers, e.g. Gemma-2)
+take the generic path: a standard ``DynamicCache``, one prefill forward per batch, no prefix reuse.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from transformers import DynamicCache
+from transformers.cache_utils import Cache, DynamicLayer
+
+
+class _BufferLayer(DynamicLayer):
+    """A full-attention cache layer writing into a preallocated ``[batch, heads, capacity, dim]`` buffer.
+
+    ``update`` copies the new keys/values in place and returns views of the filled part, so a decode
+    step costs no reallocation of the whole cache (``DynamicLayer`` concatenates).
+    """
+
+    def __init__(self, capacity: int, keys: torch.Tensor | None = None, values: torch.Tensor | None = None, length: int = 0):
+        super().__init__()
+        self.capacity = capacity
+        self.buf_k = keys
+        self.buf_v = values
+        self.length = length
+        if keys is not None:
+            self.is_initialized = True
+            self.device = keys.device
+            self.keys = keys[:, :, :length]
+            self.values = values[:, :, :length]
+
+    def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
+        b, h, _, d = key_states.shape
+        self.device = key_states.device
+        self.buf_k = key_states.new_zeros((b, h, self.capacity, d))
+        self.buf_v = value_states.new_zeros((b, value_states.shape[1], self.capacity, value_states.shape[-1]))
+        self.is_initialized = True
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+        if not self.is_initialized:
+            self.lazy_initialization(key_states, value_states)
+        end = self.length + key_states.shape[-2]
+        if end > self.capacity:
+            raise RuntimeError(f"internal: KV buffer of capacity {self.capacity} overflows ({end} positions).")
+        self.buf_k[:, :, self.length : end] = key_states
+        self.buf_v[:, :, self.length : end] = value_states
+        self.length = end
+        self.keys = self.buf_k[:, :, :end]
+        self.values = self.buf_v[:, :, :end]
+        return self.keys, self.values
+
+    def get_seq_length(self) -> int:
+        return self.length
+
+    def get_mask_sizes(self, query_length: int) -> tuple[int, int]:
+        return self.length + query_length, 0
+
+
+def _buffer_cache(layers: list[_BufferLayer]) -> Cache:
+    return Cache(layers=layers)
+
+
+@dataclass
+class PrefixCache:
+    """Keys/values of one token prefix, batch 1: ``[(k, v)]`` per layer, each ``[1, heads, P, dim]``."""
+
+    ids: tuple[int, ...]
+    kv: list[tuple[torch.Tensor, torch.Tensor]]
+
+
+def longest_common_prefix(seqs: Sequence[Sequence[int]]) -> int:
+    """Length of the longest common prefix of non-empty integer sequences."""
+    first = seqs[0]
+    n = min(len(s) for s in seqs)
+    for s in seqs[1:]:
+        i = 0
+        while i < n and s[i] == first[i]:
+            i += 1
+        n = i
+        if n == 0:
+            break
+    return n
+
+
+class ModelRunner:
+    """Forward passes of a causal LM with explicit masks, positions and a cache.
+
+    Args:
+        model: a transformers causal LM (eval mode).
+        device: where the model lives.
+        fast: use the preallocated-buffer path; None decides from the model's cache layer types.
+    """
+
+    def __init__(self, model, device: torch.device, *, fast: bool | None = None):
+        self.model = model
+        self.device = device
+        params = inspect.signature(model.forward).parameters
+        self.cache_kwarg = "cache" if "cache" in params else "past_key_values"
+        self.logits_to_keep = "logits_to_keep" in params or any(
+            p.kind == inspect.Parameter.VAR_KEYWORD for p in params.values()
+        )
+        if fast is None:
+            try:
+                probe = DynamicCache(config=model.config)
+                fast = bool(probe.layers) and all(type(layer) is DynamicLayer for layer in probe.layers)
+            except Exception:  # noqa: BLE001 - unknown cache structure: take the generic path
+                fast = False
+        self.fast = fast
+        self.prefix: PrefixCache | None = None
+
+    @torch.inference_mode()
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Cache) -> torch.Tensor:
+        """Last-position logits ``[batch, model_vocab]`` (model dtype) after feeding ``ids`` ``[batch, q]``."""
+        kwargs = {
+            "input_ids": ids,
+            "attention_mask": mask,
+            "position_ids": positions,
+            self.cache_kwarg: cache,
+            "use_cache": True,
+        }
+        if self.logits_to_keep:
+            kwargs["logits_to_keep"] = 1
+        out = self.model(**kwargs)
+        return out.logits[:, -1, :]
+
+    def prefix_kv(self, ids: Sequence[int]) -> PrefixCache:
+        """Keys/values of ``ids`` (batch 1), computed once and kept until another prefix is asked for."""
+        ids = tuple(int(i) for i in ids)
+        if self.prefix is None or self.prefix.ids != ids:
+            cache = _buffer_cache([_BufferLayer(len(ids)) for _ in range(_num_layers(self.model))])
+            t = torch.tensor([ids], dtype=torch.long, device=self.device)
+            self.forward(t, torch.ones_like(t), torch.arange(len(ids), device=self.device)[None, :], cache)
+            self.prefix = PrefixCache(ids, [(layer.buf_k, layer.buf_v) for layer in cache.layers])
+        return self.prefix
+
+
+def _num_layers(model) -> int:
+    config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+    return int(config.num_hidden_layers)
+
+
+class RowBatch:
+    """Rows continuing prompts, with their cache; see the module docstring.
+
+    Args:
+        runner: the model runner.
+        prompts: distinct prompts as token ids (each non-empty).
+        row_prompt: ``[rows]`` index into ``prompts`` of the prompt each row continues.
+        max_new_tokens: how many tokens may still be fed to every row by :meth:`step`.
+        prefill_tokens: about how many (padded) tokens one prefill forward may hold.
+
+    Attributes:
+        first_logits: FloatTensor ``[rows, model_vocab]`` (float32): next-token logits after each
+            row's prompt.
+    """
+
+    def __init__(
+        self,
+        runner: ModelRunner,
+        prompts: Sequence[Sequence[int]],
+        row_prompt: Sequence[int],
+        *,
+        max_new_tokens: int,
+        prefill_tokens: int = 1024,
+    ):
+        self.runner = runner
+        dev = runner.device
+        self.rows = len(row_prompt)
+        src = torch.as_tensor(list(row_prompt), dtype=torch.long)
+        lengths = [len(p) for p in prompts]
+        if self.rows == 0:
+            raise ValueError("internal: RowBatch needs at least one row.")
+        if runner.fast:
+            self._prefill_fast(prompts, lengths, src, max_new_tokens, prefill_tokens)
+        else:
+            self._prefill_generic(prompts, lengths, src)
+        self.first_logits = self.first_logits.float()
+
+    # -- fast path ------------------------------------------------------------------------------
+
+    def _prefill_fast(self, prompts, lengths, src, max_new_tokens, prefill_tokens):
+        dev = self.runner.device
+        # Shared prefix: at least one token of every prompt is left to the per-prompt pass, which
+        # gives its last-position logits.
+        p_len = longest_common_prefix(prompts) if len(prompts) > 1 else 0
+        p_len = min(p_len, min(lengths) - 1)
+        prefix = self.runner.prefix_kv(prompts[0][:p_len]) if p_len > 0 else None
+        rests = [p[p_len:] for p in prompts]
+        rest_max = max(len(r) for r in rests)
+        rest_min = min(len(r) for r in rests)
+        width = p_len + rest_max  # cache positions holding prompts
+        capacity = width + max_new_tokens
+        n_layers = _num_layers(self.runner.model)
+
+        # Chunks of distinct prompts, sorted by length so that a chunk pads little.
+        order = sorted(range(len(prompts)), key=lambda i: len(rests[i]))
+        chunks: list[list[int]] = []
+        cur: list[int] = []
+        for i in order:
+            cand = cur + [i]
+            if cur and len(cand) * (p_len + len(rests[i])) > prefill_tokens:
+                chunks.append(cur)
+                cand = [i]
+            cur = cand
+        if cur:
+            chunks.append(cur)
+
+        rows_of = [[] for _ in prompts]
+        for r, p in enumerate(src.tolist()):
+            rows_of[p].append(r)
+
+        row_k: list[torch.Tensor] = []
+        row_v: list[torch.Tensor] = []
+        first = None
+        for chunk in chunks:
+            lc = max(len(rests[i]) for i in chunk)
+            n = len(chunk)
+            ids = torch.zeros((n, lc), dtype=torch.long)
+            mask = torch.zeros((n, p_len + lc), dtype=torch.long)
+            mask[:, :p_len] = 1
+            pos = torch.full((n, lc), p_len, dtype=torch.long)
+            for j, i in enumerate(chunk):
+                r = rests[i]
+                ids[j, lc - len(r) :] = torch.as_tensor(r)
+                mask[j, p_len + lc - len(r) :] = 1
+                pos[j, lc - len(r) :] = torch.arange(p_len, p_len + len(r))
+            if prefix is not None:
+                layers = []
+                for k, v in prefix.kv:
+                    bk = k.new_empty((n, k.shape[1], p_len + lc, k.shape[3]))
+                    bv = v.new_empty((n, v.shape[1], p_len + lc, v.shape[3]))
+                    bk[:, :, :p_len] = k
+                    bv[:, :, :p_len] = v
+                    layers.append(_BufferLayer(p_len + lc, bk, bv, p_len))
+            else:
+                layers = [_BufferLayer(lc) for _ in range(n_layers)]
+            cache = _buffer_cache(layers)
+            logits = self.runner.forward(ids.to(dev), mask.to(dev), pos.to(dev), cache)
+            if first is None:
+                first = logits.new_empty((self.rows, logits.shape[-1]))
+                for layer in cache.layers:
+                    k, v = layer.buf_k, layer.buf_v
+                    row_k.append(k.new_empty((self.rows, k.shape[1], capacity, k.shape[3])))
+                    row_v.append(v.new_empty((self.rows, v.shape[1], capacity, v.shape[3])))
+                    # Padding slots are masked, but a masked slot holding NaN garbage would still give
+                    # 0 x NaN = NaN: zero every slot that may stay padding.
+                    row_k[-1][:, :, p_len : width - rest_min] = 0
+                    row_v[-1][:, :, p_len : width - rest_min] = 0
+                    if prefix is not None:
+                        row_k[-1][:, :, :p_len] = k[:1, :, :p_len]
+                        row_v[-1][:, :, :p_len] = v[:1, :, :p_len]
+            # Scatter the chunk's rest-of-prompt keys/values into every row continuing each prompt.
+            local = [j for j, i in enumerate(chunk) for _ in rows_of[i]]
+            targets = [r for i in chunk for r in rows_of[i]]
+            if not targets:
+                continue
+            local_t = torch.as_tensor(local, device=dev)
+            target_t = torch.as_tensor(targets, device=dev)
+            first[target_t] = logits.index_select(0, local_t)
+            for li, layer in enumerate(cache.layers):
+                row_k[li][target_t, :, width - lc : width] = layer.buf_k[:, :, p_len:].index_select(0, local_t)
+                row_v[li][target_t, :, width - lc : width] = layer.buf_v[:, :, p_len:].index_select(0, local_t)
+            del cache, layers
+
+        self.first_logits = first
+        self._buffers = (row_k, row_v)
+        self.length = width
+        row_mask = torch.zeros((self.rows, capacity), dtype=torch.long)
+        row_mask[:, :p_len] = 1
+        rest_len = torch.as_tensor([len(rests[p]) for p in src.tolist()], dtype=torch.long)
+        cols = torch.arange(capacity)[None, :]
+        row_mask[(cols >= width - rest_len[:, None]) & (cols < width)] = 1
+        self.mask = row_mask.to(dev)
+        self.next_pos = (p_len + rest_len).to(dev)
+
+    def _fast_cache(self) -> Cache:
+        row_k, row_v = self._buffers
+        cap = row_k[0].shape[2]
+        return _buffer_cache([_BufferLayer(cap, k, v, self.length) for k, v in zip(row_k, row_v)])
+
+    # -- generic path ---------------------------------------------------------------------------
+
+    def _prefill_generic(self, prompts, lengths, src):
+        dev = self.runner.device
+        width = max(lengths)
+        n = len(prompts)
+        ids = torch.zeros((n, width), dtype=torch.long)
+        mask = torch.zeros((n, width), dtype=torch.long)
+        pos = torch.zeros((n, width), dtype=torch.long)
+        for j, p in enumerate(prompts):
+            ids[j, width - len(p) :] = torch.as_tensor(p)
+            mask[j, width - len(p) :] = 1
+            pos[j, width - len(p) :] = torch.arange(len(p))
+        cache = DynamicCache(config=self.runner.model.config)
+        logits = self.runner.forward(ids.to(dev), mask.to(dev), pos.to(dev), cache)
+        src_dev = src.to(dev)
+        for layer in cache.layers:
+            if getattr(layer, "is_initialized", False):
+                layer.batch_select_indices(src_dev)
+        self._cache = cache
+        self.first_logits = logits.index_select(0, src_dev)
+        self.mask = mask.to(dev).index_select(0, src_dev)
+        self.next_pos = torch.as_tensor(lengths, dtype=torch.long, device=dev).index_select(0, src_dev)
+        self.length = width
+
+    # -- decoding -------------------------------------------------------------------------------
+
+    def step(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Feed one token per row; returns the next-token logits ``[rows, model_vocab]`` (float32)."""
+        dev = self.runner.device
+        ids = tokens.to(device=dev, dtype=torch.long).reshape(-1, 1)
+        if self.runner.fast:
+            self.mask[:, self.length] = 1
+            mask = self.mask[:, : self.length + 1]
+            cache = self._fast_cache()
+        else:
+            self.mask = torch.cat([self.mask, self.mask.new_ones((self.rows, 1))], dim=1)
+            mask = self.mask
+            cache = self._cache
+        logits = self.runner.forward(ids, mask, self.next_pos[:, None], cache)
+        self.length += 1
+        self.next_pos = self.next_pos + 1
+        return logits.float()
+
+    def keep(self, rows: torch.Tensor) -> None:
+        """Keep only ``rows`` (LongTensor of row indices, in the new order); the others are dropped."""
+        dev = self.runner.device
+        rows = rows.to(dev)
+        if self.runner.fast:
+            row_k, row_v = self._buffers
+            self._buffers = ([k.index_select(0, rows) for k in row_k], [v.index_select(0, rows) for v in row_v])
+        else:
+            for layer in self._cache.layers:
+                if getattr(layer, "is_initialized", False):
+                    layer.batch_select_indices(rows)
+        self.mask = self.mask.index_select(0, rows)
+        self.next_pos = self.next_pos.index_select(0, rows)
+        self.rows = int(rows.numel())

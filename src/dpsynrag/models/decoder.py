@@ -1,0 +1,334 @@
+"""The private-prediction decoder of DP-SynRAG (METHOD.md §2d; DP-SynRAG §3.3 and App. B; clipping
+from Grislain, "RAG with Differential Privacy", arXiv 2412.19291).
+
+For a cluster S_r of member prompts and a shared suffix y (empty at first), each step n = 1..T
+
+    z = Σ_{d ∈ S_r} clip_c(l_d(y))  (+ ω · log_softmax(l_pub(y)))     # float32, [vocab]
+    y_n ~ softmax(z / τ)                                              # charged (c/τ)²/2 zCDP
+
+where l_d(y) are the next-token logits of the model on d's prompt followed by y, restricted to the
+tokenizer's vocabulary (padding columns of the output layer are sliced off before clipping — a
+data-independent mask), and clip_c is :func:`~dpsynrag.privacy.mechanisms.clip_logits`. Sampling and
+charging go through :func:`~dpsynrag.privacy.mechanisms.sample_private_tokens`.
+
+Each cluster pays exactly T tokens: a cluster whose text ended at EOS is still charged (and its
+draws discarded) until step T, and an empty cluster samples from z = 0 (uniform over the real
+vocabulary, or the public term) without any model call. Neither a cluster's size nor its finishing
+time changes what is charged.
+
+Speed (the build's bottleneck): clusters are batched together up to a memory budget; the prompt
+prefix shared by all members (chat template + instruction) is computed once; a document that sits in
+several clusters of a batch is prefilled once and its keys/values copied to each cluster's row; one
+forward pass per step serves every row of the batch (:mod:`dpsynrag.models._engine`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from dpsynrag.errors import ConfigError, DataError
+from dpsynrag.models._engine import RowBatch
+from dpsynrag.models.lm import LanguageModel, _progress
+from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.privacy.mechanisms import clip_logits, sample_private_tokens
+from dpsynrag.rng import RandomSource
+
+# Rows clipped together: bounds the float32 temporaries of clip_logits to ~CLIP_ROWS x vocab x 4 B each.
+_CLIP_ROWS = 64
+
+
+def _check_finite_positive(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not (value > 0) or math.isinf(value):
+        raise ConfigError(f"`{name}` must be a finite number > 0. Found {value!r}.")
+    return float(value)
+
+
+class PrivatePredictionDecoder:
+    """Synthetic texts by private prediction over clusters of member prompts (METHOD.md §2d).
+
+    Args:
+        lm: the language model.
+        clip: c > 0, the clipping bound of each member's centred logits (sensitivity of z per coordinate).
+        temperature: τ > 0; tokens are drawn from softmax(z / τ).
+        max_new_tokens: T >= 1, the tokens charged (and at most generated) per cluster.
+        random: randomness of the token draws (a :class:`~dpsynrag.rng.SecureRandom` for release).
+        public_prompt: optional rendered prompt with no private document; its log-softmax
+            next-token scores, weighted by ``public_weight``, are added to z. Data-independent:
+            costs nothing.
+        public_weight: ω >= 0 (default 0: no public term; the public prompt is then not run).
+        memory_budget_gb: about how much memory (GB) the keys/values and logits of one batch of
+            clusters may take. A cluster bigger than the budget runs alone, whole.
+
+    Raises:
+        ConfigError: on a bad parameter (name, rule and value in the message).
+    """
+
+    def __init__(
+        self,
+        lm: LanguageModel,
+        *,
+        clip: float,
+        temperature: float,
+        max_new_tokens: int,
+        random: RandomSource,
+        public_prompt: str | None = None,
+        public_weight: float = 0.0,
+        memory_budget_gb: float = 2.0,
+    ):
+        if not isinstance(lm, LanguageModel):
+            raise ConfigError(f"`lm` must be a dpsynrag LanguageModel. Found {type(lm).__name__}.")
+        self.lm = lm
+        self.clip = _check_finite_positive("clip", clip)
+        self.temperature = _check_finite_positive("temperature", temperature)
+        if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, (int, np.integer)) or max_new_tokens < 1:
+            raise ConfigError(f"`max_new_tokens` (T) must be an integer >= 1. Found {max_new_tokens!r}.")
+        self.max_new_tokens = int(max_new_tokens)
+        if not isinstance(random, RandomSource):
+            raise ConfigError(f"`random` must be a dpsynrag.rng.RandomSource. Found {type(random).__name__}.")
+        self.random = random
+        if isinstance(public_weight, bool) or not isinstance(public_weight, (int, float, np.floating)) or not (
+            0.0 <= public_weight < math.inf
+        ):
+            raise ConfigError(f"`public_weight` (ω) must be a finite number >= 0. Found {public_weight!r}.")
+        self.public_weight = float(public_weight)
+        if public_prompt is not None and (not isinstance(public_prompt, str) or not public_prompt):
+            raise ConfigError(f"`public_prompt` must be a non-empty rendered prompt or None. Found {public_prompt!r}.")
+        if self.public_weight > 0 and public_prompt is None:
+            raise ConfigError(f"`public_weight` is {public_weight} but no `public_prompt` was given.")
+        self.public_prompt = public_prompt if self.public_weight > 0 else None
+        self.memory_budget_gb = _check_finite_positive("memory_budget_gb", memory_budget_gb)
+
+    # -- public API --------------------------------------------------------------------------------
+
+    def generate(
+        self,
+        clusters: Sequence[Sequence[str]],
+        accountants: Sequence[ZCDPAccountant],
+        *,
+        progress: bool = False,
+    ) -> list[str]:
+        """One synthetic text per cluster (METHOD.md §2d).
+
+        Args:
+            clusters: ``clusters[r]`` = the rendered member prompts of cluster r (may be empty; one
+                entry per member — the same prompt may appear in several clusters).
+            accountants: ``accountants[r]`` = cluster r's branch accountant; charged T
+                PrivatePredictionTokenEvent(c, τ) — (c/τ)²/2 zCDP each — whatever the cluster's
+                size or when its text ends.
+            progress: show a progress bar over batches of clusters.
+
+        Returns:
+            ``len(clusters)`` texts (the sampled tokens up to the first EOS, special tokens removed).
+
+        Raises:
+            DataError: no clusters, a member that is not a non-empty string, a prompt too long.
+            ConfigError: ``accountants`` not one per cluster.
+            PrivacyBudgetExceededError: an accountant cannot pay a step (raised before that draw).
+        """
+        ids = self.generate_ids(clusters, accountants, progress=progress)
+        return [self.lm.tokenizer.decode(t, skip_special_tokens=True) for t in ids]
+
+    def generate_ids(
+        self,
+        clusters: Sequence[Sequence[str]],
+        accountants: Sequence[ZCDPAccountant],
+        *,
+        progress: bool = False,
+    ) -> list[list[int]]:
+        """As :meth:`generate`, returning token ids (EOS excluded) instead of text."""
+        prompts, members = self._encode(clusters)
+        if len(accountants) != len(clusters):
+            raise ConfigError(
+                f"need one accountant per cluster: {len(clusters)} clusters, {len(accountants)} accountants."
+            )
+        for i, acc in enumerate(accountants):
+            if not isinstance(acc, ZCDPAccountant):
+                raise ConfigError(f"accountants[{i}] must be a ZCDPAccountant. Found {type(acc).__name__}.")
+        out: list[list[int]] = [[] for _ in clusters]
+        for batch in _progress(self._plan(prompts, members), progress, "private prediction"):
+            for r, toks in zip(batch, self._decode_batch(prompts, [members[r] for r in batch],
+                                                          [accountants[r] for r in batch])):
+                out[r] = toks
+        return out
+
+    def aggregated_logits(
+        self, clusters: Sequence[Sequence[str]], suffix: Sequence[int] = ()
+    ) -> torch.Tensor:
+        """The aggregated scores z of each cluster after a given shared suffix — **not private**.
+
+        z_r = Σ_{d ∈ cluster r} clip_c(l_d(suffix)) + ω · log_softmax(l_pub(suffix)); the next token
+        of :meth:`generate` is drawn from softmax(z / τ). For tests and diagnostics only: z is raw
+        private data, nothing is charged and nothing may be released from it.
+
+        Args:
+            clusters: as in :meth:`generate`, all in one batch.
+            suffix: token ids appended to every prompt (the text generated so far).
+
+        Returns:
+            FloatTensor ``[len(clusters), lm.vocab_size]``, float32, on CPU.
+        """
+        prompts, members = self._encode(clusters)
+        suffix = [int(t) for t in suffix]
+        rows = self._rows(members)
+        z = torch.zeros((len(clusters), self.lm.vocab_size), dtype=torch.float32)
+        if not rows[0]:
+            return z
+        row_prompt, row_cluster, row_public = rows
+        batch = RowBatch(self.lm.runner, *self._distinct(prompts, row_prompt), max_new_tokens=len(suffix))
+        logits = batch.first_logits
+        for tok in suffix:
+            logits = batch.step(torch.full((len(row_prompt),), tok, dtype=torch.long))
+        return self._aggregate(logits, torch.as_tensor(row_cluster), torch.as_tensor(row_public), len(clusters))
+
+    # -- internals ---------------------------------------------------------------------------------
+
+    def _encode(self, clusters) -> tuple[list[list[int]], list[list[int]]]:
+        """Distinct prompts as token ids (the public prompt, if any, last) and each cluster's members
+        as indices into them."""
+        if isinstance(clusters, (str, bytes)) or not isinstance(clusters, Sequence):
+            raise DataError(f"`clusters` must be a sequence of clusters (sequences of prompts). Found {type(clusters).__name__}.")
+        if len(clusters) == 0:
+            raise DataError("`clusters` is empty: the decoder needs at least one cluster (an empty cluster is fine).")
+        index: dict[str, int] = {}
+        texts: list[str] = []
+        members: list[list[int]] = []
+        for r, cluster in enumerate(clusters):
+            if isinstance(cluster, (str, bytes)) or not isinstance(cluster, Sequence):
+                raise DataError(f"clusters[{r}] must be a sequence of prompt strings. Found {type(cluster).__name__}.")
+            m = []
+            for j, p in enumerate(cluster):
+                if not isinstance(p, str) or not p:
+                    raise DataError(f"clusters[{r}][{j}] must be a non-empty rendered prompt. Found {p!r:.60}.")
+                if p not in index:
+                    index[p] = len(texts)
+                    texts.append(p)
+                m.append(index[p])
+            members.append(m)
+        if self.public_prompt is not None:
+            texts.append(self.public_prompt)
+        prompts = self.lm._encode_prompts(texts, self.max_new_tokens)
+        return prompts, members
+
+    def _rows(self, members: list[list[int]]):
+        """Rows of a batch: (prompt index, cluster position, is_public) per row."""
+        row_prompt: list[int] = []
+        row_cluster: list[int] = []
+        row_public: list[bool] = []
+        for c, m in enumerate(members):
+            for p in m:
+                row_prompt.append(p)
+                row_cluster.append(c)
+                row_public.append(False)
+            if self.public_prompt is not None:
+                row_prompt.append(-1)  # resolved to the last prompt by _distinct
+                row_cluster.append(c)
+                row_public.append(True)
+        return row_prompt, row_cluster, row_public
+
+    @staticmethod
+    def _distinct(prompts: list[list[int]], row_prompt: list[int]):
+        """The prompts a batch uses (each once) and each row's index into them."""
+        local: dict[int, int] = {}
+        used: list[list[int]] = []
+        src = []
+        for p in row_prompt:
+            p = p if p >= 0 else len(prompts) - 1
+            if p not in local:
+                local[p] = len(used)
+                used.append(prompts[p])
+            src.append(local[p])
+        return used, src
+
+    def _row_bytes(self, prompts: list[list[int]]) -> float:
+        width = max((len(p) for p in prompts), default=0) + self.max_new_tokens
+        # keys/values, plus the float32 logits row and the per-step temporaries around it
+        return width * self.lm.kv_bytes_per_token() + 3 * 4 * self.lm.model_vocab_size
+
+    def _plan(self, prompts: list[list[int]], members: list[list[int]]) -> list[list[int]]:
+        """Contiguous batches of cluster indices whose rows fit the memory budget."""
+        budget = self.memory_budget_gb * 2**30
+        per_row = self._row_bytes(prompts)
+        extra = 1 if self.public_prompt is not None else 0
+        batches: list[list[int]] = []
+        cur: list[int] = []
+        cur_rows = 0
+        for r, m in enumerate(members):
+            rows = len(m) + extra
+            if cur and (cur_rows + rows) * per_row > budget:
+                batches.append(cur)
+                cur, cur_rows = [], 0
+            cur.append(r)
+            cur_rows += rows
+        if cur:
+            batches.append(cur)
+        return batches
+
+    def _aggregate(self, logits: torch.Tensor, row_cluster: torch.Tensor, row_public: torch.Tensor,
+                   n_clusters: int) -> torch.Tensor:
+        """z ``[n_clusters, vocab]`` (float32, CPU) from row logits ``[rows, model_vocab]``."""
+        vocab = self.lm.vocab_size
+        z = torch.zeros((n_clusters, vocab), dtype=torch.float32, device=logits.device)
+        real = logits[:, :vocab]  # data-independent mask: padding columns of the output layer
+        private = torch.nonzero(~row_public).flatten().to(logits.device)
+        for i in range(0, private.numel(), _CLIP_ROWS):
+            idx = private[i : i + _CLIP_ROWS]
+            z.index_add_(0, row_cluster.to(logits.device)[idx], clip_logits(real.index_select(0, idx), self.clip))
+        public = torch.nonzero(row_public).flatten().to(logits.device)
+        if public.numel():
+            scores = torch.log_softmax(real.index_select(0, public).float(), dim=-1) * self.public_weight
+            z.index_add_(0, row_cluster.to(logits.device)[public], scores)
+        return z.cpu()
+
+    def _decode_batch(self, prompts, members, accountants) -> list[list[int]]:
+        n = len(members)
+        T = self.max_new_tokens
+        eos = set(self.lm.eos_token_ids)
+        out: list[list[int]] = [[] for _ in range(n)]
+        finished = [False] * n
+        row_prompt, row_cluster, row_public = self._rows(members)
+        batch = None
+        if row_prompt:
+            used, src = self._distinct(prompts, row_prompt)
+            batch = RowBatch(self.lm.runner, used, src, max_new_tokens=T - 1)
+            logits = batch.first_logits
+            rc = torch.as_tensor(row_cluster)
+            rp = torch.as_tensor(row_public)
+        for step in range(T):
+            if batch is not None:
+                z = self._aggregate(logits, rc, rp, n)
+            else:
+                z = torch.zeros((n, self.lm.vocab_size), dtype=torch.float32)
+            for c in range(n):
+                if finished[c]:
+                    z[c].zero_()  # a finished text: charged, draw discarded
+            tokens = sample_private_tokens(
+                z, clip=self.clip, temperature=self.temperature, accountants=accountants, random=self.random
+            )
+            newly = False
+            for c in range(n):
+                if finished[c]:
+                    continue
+                t = int(tokens[c])
+                if t in eos:
+                    finished[c] = True
+                    newly = True
+                else:
+                    out[c].append(t)
+            if step == T - 1 or batch is None:
+                continue
+            if newly:  # drop the rows of clusters whose text ended
+                keep = [i for i, c in enumerate(rc.tolist()) if not finished[c]]
+                if not keep:
+                    batch = None
+                    continue
+                if len(keep) < batch.rows:
+                    keep_t = torch.as_tensor(keep, dtype=torch.long)
+                    rc, rp = rc[keep_t], rp[keep_t]
+                    batch.keep(keep_t)
+            row_tokens = torch.as_tensor(tokens, dtype=torch.long)[rc]
+            logits = batch.step(row_tokens)
+        return out

