@@ -167,6 +167,8 @@ def main(argv=None) -> int:
     ap.add_argument("--memory-budget-gb", type=float, default=2.0)
     ap.add_argument("--model", default=None, help="model id or path (default: offline SmolLM2-135M-Instruct)")
     ap.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    ap.add_argument("--engine", choices=["shared", "fast", "generic"], default=None,
+                    help="decoding engine of ours (default: the best the model supports)")
     ap.add_argument("--skip-naive", action="store_true")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="JSON path (default benchmarks/results/bench_decoder[_quick].json)")
@@ -180,6 +182,8 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     lm = LanguageModel.load(args.model)
     load_s = time.perf_counter() - start
+    if args.engine:
+        lm = LanguageModel(lm.model, lm.tokenizer, name=lm.name, engine=args.engine)
     rng = np.random.default_rng(args.seed)
     member_ids, n_docs = make_clusters(R, M, args.max_branches, rng)
     docs = make_documents(n_docs, args.doc_words, rng)
@@ -187,7 +191,8 @@ def main(argv=None) -> int:
     clusters = [[prompts[i] for i in m] for m in member_ids]
     prompt_tokens = [len(lm.encode(p)) for p in prompts]
     membership = np.bincount([i for m in member_ids for i in m], minlength=n_docs)
-    print(f"model: {lm.name} (loaded in {load_s:.1f} s); torch threads: {torch.get_num_threads()}")
+    print(f"model: {lm.name} (loaded in {load_s:.1f} s); engine: {lm.runner.mode}; torch threads: "
+          f"{torch.get_num_threads()}; load average {os.getloadavg()[0]:.2f}")
     print(f"workload: {R} clusters x {M} members x {T} tokens; {n_docs} documents, clusters per document "
           f"{membership.min()}..{membership.max()} (mean {membership.mean():.2f}); prompt tokens "
           f"{min(prompt_tokens)}..{max(prompt_tokens)} (mean {np.mean(prompt_tokens):.1f})")
@@ -199,7 +204,9 @@ def main(argv=None) -> int:
         "benchmark": "private prediction decoder",
         "model": lm.name,
         "device": str(lm.device),
+        "engine": lm.runner.mode,
         "torch_threads": torch.get_num_threads(),
+        "load_average_at_start": os.getloadavg(),
         "cpu_count": os.cpu_count(),
         "platform": platform.platform(),
         "python": sys.version.split()[0],
@@ -267,6 +274,7 @@ def main(argv=None) -> int:
     finally:
         lm.eos_token_ids = eos
     result["process_peak_rss_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    result["load_average_at_end"] = os.getloadavg()
     out = Path(args.out) if args.out else Path(__file__).parent / "results" / (
         "bench_decoder_quick.json" if args.quick else "bench_decoder.json")
     out.parent.mkdir(parents=True, exist_ok=True)

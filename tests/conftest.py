@@ -69,12 +69,12 @@ def tiny_model():
 
 @pytest.fixture()
 def tiny_lm_factory(tiny_model):
-    """``factory(chat_template=True, fast_cache=None)`` -> a new LanguageModel around the tiny model."""
+    """``factory(chat_template=True, engine=None, model=None)`` -> a new LanguageModel (default: the tiny Llama)."""
     from dpsynrag.models import LanguageModel
 
-    def factory(*, chat_template: bool = True, fast_cache: bool | None = None, name: str = "tiny-llama"):
-        return LanguageModel(tiny_model, make_tiny_tokenizer(chat_template=chat_template), name=name,
-                             fast_cache=fast_cache)
+    def factory(*, chat_template: bool = True, engine: str | None = None, model=None, name: str = "tiny-llama"):
+        return LanguageModel(model if model is not None else tiny_model,
+                             make_tiny_tokenizer(chat_template=chat_template), name=name, engine=engine)
 
     return factory
 

@@ -106,15 +106,37 @@ def test_aggregation_equals_direct_computation(tiny_lm):
         assert torch.allclose(z[1], direct_z(tiny_lm, DOCS[2:], clip, suffix), atol=1e-5)
 
 
-def test_generic_cache_path_gives_the_same_scores(tiny_lm_factory):
-    fast = tiny_lm_factory(fast_cache=True)
-    generic = tiny_lm_factory(fast_cache=False)
-    assert fast.runner.fast and not generic.runner.fast
-    clusters = [[prompt(fast, d) for d in DOCS[:4]], [prompt(fast, d) for d in DOCS[1:]]]
-    for suffix in [(), (20, 21)]:
-        a = decoder(fast).aggregated_logits(clusters, suffix)
-        b = decoder(generic).aggregated_logits(clusters, suffix)
-        assert torch.allclose(a, b, atol=1e-5)
+def tiny_config_model(model_type: str):
+    """Tiny random models of the other architectures the shared-prompt engine accepts."""
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = AutoConfig.for_model(
+        model_type, vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128, initializer_range=0.5,
+        bos_token_id=2, eos_token_id=3, pad_token_id=0, tie_word_embeddings=False,
+        **({"head_dim": 8} if model_type == "qwen3" else {}),
+        **({"sliding_window": None} if model_type in ("mistral", "phi3", "qwen2", "qwen3") else {}),
+    )
+    torch.manual_seed(1)
+    return AutoModelForCausalLM.from_config(config).eval()
+
+
+@pytest.mark.parametrize("model_type", ["llama", "qwen2", "qwen3", "mistral", "phi3"])
+def test_every_engine_gives_the_direct_scores(tiny_lm_factory, model_type):
+    model = None if model_type == "llama" else tiny_config_model(model_type)
+    default = tiny_lm_factory(model=model)
+    assert default.runner.mode == "shared"
+    p = [prompt(default, d) for d in DOCS]
+    clusters = [[p[0], p[1], p[3]], [p[1], p[2]], [p[3], p[4], p[0], p[2]], [], [p[4], p[4]]]
+    for engine in ["shared", "fast", "generic"]:
+        lm = tiny_lm_factory(model=model, engine=engine)
+        for suffix in [(), (20, 21, 9)]:
+            z = decoder(lm).aggregated_logits(clusters, suffix)
+            for r, c in enumerate(clusters):
+                ref = torch.zeros(VOCAB)
+                for text in c:
+                    ref += clip_logits(direct_logits(lm, text, suffix)[None, :], 1.0)[0]
+                assert torch.allclose(z[r], ref, atol=2e-5), (model_type, engine, suffix, r)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -153,9 +175,11 @@ def test_empty_cluster_samples_uniformly_without_calling_the_model(tiny_lm, monk
     assert all(len(a.ledger) == T for a in accountants)  # still charged T tokens
 
 
-def test_batched_clusters_decode_like_one_at_a_time(tiny_lm):
+@pytest.mark.parametrize("engine", ["shared", "fast", "generic"])
+def test_batched_clusters_decode_like_one_at_a_time(tiny_lm_factory, engine):
     """Near-greedy temperature makes decoding deterministic, so token sequences must agree exactly
     whether clusters share a batch (shared documents, padding, rows dropped at EOS) or run alone."""
+    tiny_lm = tiny_lm_factory(engine=engine)
     p = [prompt(tiny_lm, d) for d in DOCS]
     clusters = [[p[0], p[1], p[3]], [], [p[1], p[2]], [p[3], p[4], p[0], p[2]], [p[4]]]
     kw = dict(clip=1.0, temperature=1e-4, max_new_tokens=6)
@@ -192,7 +216,9 @@ def test_memory_budget_splits_batches_without_changing_results(tiny_lm):
 # ---------------------------------------------------------------------------------------------
 
 
-def test_eos_ends_the_text_but_all_T_tokens_are_charged(tiny_lm):
+@pytest.mark.parametrize("engine", ["shared", "fast", "generic"])
+def test_eos_ends_the_text_but_all_T_tokens_are_charged(tiny_lm_factory, engine):
+    tiny_lm = tiny_lm_factory(engine=engine)
     clip, tau, T = 1.0, 1e-4, 5
     p = [prompt(tiny_lm, d) for d in DOCS]
     stopping, running = [p[0], p[1]], [p[2], p[3]]

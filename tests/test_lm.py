@@ -44,7 +44,7 @@ def test_attributes_of_the_tiny_model(tiny_lm):
     assert tiny_lm.eos_token_ids == (3,)
     assert tiny_lm.device == torch.device("cpu")
     assert tiny_lm.name == "tiny-llama"
-    assert tiny_lm.runner.fast
+    assert tiny_lm.runner.mode == "shared"  # a Llama gets the shared-prompt engine by default
 
 
 def test_chat_prompt_uses_the_template_or_plain_text(tiny_lm, tiny_lm_factory):
@@ -86,9 +86,9 @@ PROMPTS = [
 
 
 @pytest.mark.parametrize("batch_size", [None, 1, 2])
-@pytest.mark.parametrize("fast", [True, False])
-def test_greedy_matches_a_direct_unbatched_loop(tiny_lm_factory, batch_size, fast):
-    lm = tiny_lm_factory(fast_cache=fast)
+@pytest.mark.parametrize("engine", ["shared", "fast", "generic"])
+def test_greedy_matches_a_direct_unbatched_loop(tiny_lm_factory, batch_size, engine):
+    lm = tiny_lm_factory(engine=engine)
     prompts = [lm.chat_prompt(p) for p in PROMPTS]
     out = lm.generate_greedy(prompts, max_new_tokens=7, batch_size=batch_size)
     expected = [lm.tokenizer.decode(greedy_reference(lm, p, 7), skip_special_tokens=True) for p in prompts]
@@ -186,6 +186,11 @@ def test_device_and_dtype_selection():
         resolve_dtype(torch.int32, cpu)
     with pytest.raises(ConfigError, match="`device`"):
         LanguageModel.load("some/model", device="not-a-device")
+
+
+def test_engine_choice_is_validated(tiny_lm_factory):
+    with pytest.raises(ConfigError, match="`engine`"):
+        tiny_lm_factory(engine="turbo")
 
 
 def test_mismatched_tokenizer_is_rejected(tiny_model):

@@ -132,6 +132,7 @@ def convert_gguf_to_safetensors(gguf_path: Path, target: Path) -> Path:
 
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
+        os.chmod(tmp, 0o755)  # mkdtemp makes it private; the cache is an ordinary readable folder
         clean.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         (tmp / "dpsynrag_conversion.json").write_text(

@@ -25,11 +25,19 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from transformers import DynamicCache
 from transformers.cache_utils import Cache, DynamicLayer
+
+# Architectures whose attention is exactly softmax(q·kᵀ·scaling)·v with grouped key/value heads and
+# no extra term (no soft-capping, sinks or position bias), checked against the plain path in
+# tests/test_decoder.py. Only these use the shared-prompt attention below.
+SHARED_ATTENTION_MODEL_TYPES = frozenset({"llama", "mistral", "qwen2", "qwen3", "phi3"})
+_SHARED_ATTENTION = "dpsynrag_shared_prompt"
 
 
 class _BufferLayer(DynamicLayer):
@@ -82,6 +90,115 @@ def _buffer_cache(layers: list[_BufferLayer]) -> Cache:
     return Cache(layers=layers)
 
 
+# -- shared-prompt attention (decode steps of the shared mode) ----------------------------------
+
+
+@dataclass
+class SharedPromptContext:
+    """What a decode step's attention needs besides the rows' own generated tokens.
+
+    Rows are grouped by the prompt they continue: ``flat[r] = prompt[r] * groups + slot[r]`` where
+    ``slot`` numbers the rows of one prompt 0, 1, …, ``groups - 1``.
+
+    Attributes:
+        keys, values: per layer, ``[prompts, kv_heads, width, dim]`` keys/values of each distinct prompt.
+        padding: BoolTensor ``[prompts, width]``, True on padding slots.
+        flat: LongTensor ``[rows]``.
+        groups: the most rows continuing one prompt.
+        total_length: prompt width + generated tokens (checked against a sliding window).
+    """
+
+    keys: list[torch.Tensor]
+    values: list[torch.Tensor]
+    padding: torch.Tensor
+    flat: torch.Tensor
+    groups: int
+    total_length: int = 0
+
+
+def shared_prompt_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+    """Attention of one new token per row over [its prompt's keys (shared) | its own suffix keys].
+
+    The prompt part runs once per *distinct* prompt, with that prompt's rows stacked as extra
+    queries; the suffix part runs per row; the two partial softmaxes are merged exactly with their
+    running maxima and sums (the log-sum-exp merge of flash attention). Registered with transformers'
+    ``AttentionInterface``; ``key``/``value`` are the rows' suffix keys/values returned by the cache.
+
+    Shapes: query ``[rows, heads, 1, dim]``, key/value ``[rows, kv_heads, t, dim]``; returns
+    ``([rows, 1, heads, dim], None)``.
+    """
+    ctx: SharedPromptContext = kwargs["dpsynrag_ctx"]
+    if kwargs.get("softcap") is not None or kwargs.get("sinks") is not None or kwargs.get("s_aux") is not None:
+        raise RuntimeError("internal: shared-prompt attention does not support soft-capping or attention sinks.")
+    window = kwargs.get("sliding_window")
+    if window is not None and window < ctx.total_length:
+        raise RuntimeError("internal: shared-prompt attention does not support a sliding window.")
+    rows, heads, q_len, dim = query.shape
+    if q_len != 1:
+        raise RuntimeError("internal: shared-prompt attention decodes one token per row.")
+    kv_heads = key.shape[1]
+    rep = heads // kv_heads
+    scale = scaling if scaling is not None else dim**-0.5
+    layer = module.layer_idx
+    pk, pv = ctx.keys[layer], ctx.values[layer]
+    n_prompts = pk.shape[0]
+    g = ctx.groups
+    q = query.reshape(rows, kv_heads, rep, dim)
+
+    # prompt part, grouped by prompt: [prompts, kv_heads, g*rep, width]
+    qg = q.new_zeros((n_prompts * g, kv_heads, rep, dim))
+    qg[ctx.flat] = q
+    qg = qg.view(n_prompts, g, kv_heads, rep, dim).transpose(1, 2).reshape(n_prompts, kv_heads, g * rep, dim)
+    s_p = torch.matmul(qg, pk.transpose(-1, -2)).float() * scale
+    s_p = s_p.masked_fill(ctx.padding[:, None, None, :], float("-inf"))
+    m_p = s_p.amax(dim=-1, keepdim=True)
+    e_p = torch.exp(s_p - m_p)
+    l_p = e_p.sum(dim=-1, keepdim=True)
+    o_p = torch.matmul(e_p.to(pv.dtype), pv).float()
+
+    def to_rows(x: torch.Tensor) -> torch.Tensor:  # [prompts, kv_heads, g*rep, k] -> [rows, kv_heads, rep, k]
+        k = x.shape[-1]
+        x = x.view(n_prompts, kv_heads, g, rep, k).transpose(1, 2).reshape(n_prompts * g, kv_heads, rep, k)
+        return x[ctx.flat]
+
+    m_p, l_p, o_p = to_rows(m_p), to_rows(l_p), to_rows(o_p)
+
+    # suffix part, per row: [rows, kv_heads, rep, t]
+    s_s = torch.matmul(q, key.transpose(-1, -2)).float() * scale
+    m_s = s_s.amax(dim=-1, keepdim=True)
+    e_s = torch.exp(s_s - m_s)
+    l_s = e_s.sum(dim=-1, keepdim=True)
+    o_s = torch.matmul(e_s.to(value.dtype), value).float()
+
+    m = torch.maximum(m_p, m_s)
+    a_p, a_s = torch.exp(m_p - m), torch.exp(m_s - m)
+    out = (o_p * a_p + o_s * a_s) / (l_p * a_p + l_s * a_s)
+    return out.to(query.dtype).reshape(rows, 1, heads, dim), None
+
+
+_registered = False
+
+
+def _register_shared_attention() -> None:
+    global _registered
+    if not _registered:
+        from transformers import AttentionInterface
+
+        AttentionInterface.register(_SHARED_ATTENTION, shared_prompt_attention)
+        _registered = True
+
+
+@contextmanager
+def _attention_implementation(model, name: str):
+    config = model.config
+    old = config._attn_implementation
+    config._attn_implementation = name
+    try:
+        yield
+    finally:
+        config._attn_implementation = old
+
+
 @dataclass
 class PrefixCache:
     """Keys/values of one token prefix, batch 1: ``[(k, v)]`` per layer, each ``[1, heads, P, dim]``."""
@@ -111,9 +228,12 @@ class ModelRunner:
         model: a transformers causal LM (eval mode).
         device: where the model lives.
         fast: use the preallocated-buffer path; None decides from the model's cache layer types.
+        shared: in decode steps, attend to each distinct prompt's keys/values once for all rows
+            continuing it (:func:`shared_prompt_attention`); None enables it for the fast path on the
+            architectures of ``SHARED_ATTENTION_MODEL_TYPES``.
     """
 
-    def __init__(self, model, device: torch.device, *, fast: bool | None = None):
+    def __init__(self, model, device: torch.device, *, fast: bool | None = None, shared: bool | None = None):
         self.model = model
         self.device = device
         params = inspect.signature(model.forward).parameters
@@ -128,12 +248,24 @@ class ModelRunner:
             except Exception:  # noqa: BLE001 - unknown cache structure: take the generic path
                 fast = False
         self.fast = fast
+        if shared is None:
+            shared = getattr(model.config, "model_type", None) in SHARED_ATTENTION_MODEL_TYPES
+        self.shared = bool(fast and shared)
+        if self.shared:
+            _register_shared_attention()
         self.prefix: PrefixCache | None = None
 
+    @property
+    def mode(self) -> str:
+        """``"shared"``, ``"fast"`` or ``"generic"`` (see the module docstring)."""
+        return "shared" if self.shared else "fast" if self.fast else "generic"
+
     @torch.inference_mode()
-    def forward(self, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Cache) -> torch.Tensor:
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor | None, positions: torch.Tensor, cache: Cache,
+                **extra) -> torch.Tensor:
         """Last-position logits ``[batch, model_vocab]`` (model dtype) after feeding ``ids`` ``[batch, q]``."""
         kwargs = {
+            **extra,
             "input_ids": ids,
             "attention_mask": mask,
             "position_ids": positions,
@@ -142,7 +274,11 @@ class ModelRunner:
         }
         if self.logits_to_keep:
             kwargs["logits_to_keep"] = 1
-        out = self.model(**kwargs)
+        if "dpsynrag_ctx" in extra:
+            with _attention_implementation(self.model, _SHARED_ATTENTION):
+                out = self.model(**kwargs)
+        else:
+            out = self.model(**kwargs)
         return out.logits[:, -1, :]
 
     def prefix_kv(self, ids: Sequence[int]) -> PrefixCache:
@@ -192,16 +328,43 @@ class RowBatch:
         lengths = [len(p) for p in prompts]
         if self.rows == 0:
             raise ValueError("internal: RowBatch needs at least one row.")
-        if runner.fast:
+        self.mode = runner.mode
+        if self.mode == "shared":
+            # Prefill and keep each distinct prompt once; rows only own their generated tokens.
+            identity = torch.arange(len(prompts))
+            self._prefill_fast(prompts, lengths, identity, 0, prefill_tokens)
+            self.prompt_k, self.prompt_v = self._buffers
+            self._buffers = None
+            self.padding = self.mask == 0
+            self.first_logits = self.first_logits.index_select(0, src.to(dev))
+            self.next_pos = self.next_pos.index_select(0, src.to(dev))
+            self.row_prompt = src
+            self._group_rows()
+            self.generated = 0
+            self.capacity_new = max_new_tokens
+            self._suffix: tuple[list[torch.Tensor], list[torch.Tensor]] | None = None
+        elif self.mode == "fast":
             self._prefill_fast(prompts, lengths, src, max_new_tokens, prefill_tokens)
         else:
             self._prefill_generic(prompts, lengths, src)
         self.first_logits = self.first_logits.float()
 
+    def _group_rows(self) -> None:
+        """``flat[r] = prompt * groups + slot`` with slots numbering each prompt's rows (shared mode)."""
+        rp = self.row_prompt.numpy()
+        order = np.argsort(rp, kind="stable")
+        counts = np.bincount(rp, minlength=int(self.prompt_k[0].shape[0]))
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        slot = np.empty_like(rp)
+        slot[order] = np.arange(len(rp)) - starts[rp[order]]
+        self.groups = int(counts.max())
+        self.flat = torch.as_tensor(rp * self.groups + slot, dtype=torch.long, device=self.runner.device)
+
     # -- fast path ------------------------------------------------------------------------------
 
     def _prefill_fast(self, prompts, lengths, src, max_new_tokens, prefill_tokens):
         dev = self.runner.device
+        n_rows = len(src)
         # Shared prefix: at least one token of every prompt is left to the per-prompt pass, which
         # gives its last-position logits.
         p_len = longest_common_prefix(prompts) if len(prompts) > 1 else 0
@@ -259,11 +422,11 @@ class RowBatch:
             cache = _buffer_cache(layers)
             logits = self.runner.forward(ids.to(dev), mask.to(dev), pos.to(dev), cache)
             if first is None:
-                first = logits.new_empty((self.rows, logits.shape[-1]))
+                first = logits.new_empty((n_rows, logits.shape[-1]))
                 for layer in cache.layers:
                     k, v = layer.buf_k, layer.buf_v
-                    row_k.append(k.new_empty((self.rows, k.shape[1], capacity, k.shape[3])))
-                    row_v.append(v.new_empty((self.rows, v.shape[1], capacity, v.shape[3])))
+                    row_k.append(k.new_empty((n_rows, k.shape[1], capacity, k.shape[3])))
+                    row_v.append(v.new_empty((n_rows, v.shape[1], capacity, v.shape[3])))
                     # Padding slots are masked, but a masked slot holding NaN garbage would still give
                     # 0 x NaN = NaN: zero every slot that may stay padding.
                     row_k[-1][:, :, p_len : width - rest_min] = 0
@@ -287,7 +450,7 @@ class RowBatch:
         self.first_logits = first
         self._buffers = (row_k, row_v)
         self.length = width
-        row_mask = torch.zeros((self.rows, capacity), dtype=torch.long)
+        row_mask = torch.zeros((n_rows, capacity), dtype=torch.long)
         row_mask[:, :p_len] = 1
         rest_len = torch.as_tensor([len(rests[p]) for p in src.tolist()], dtype=torch.long)
         cols = torch.arange(capacity)[None, :]
@@ -331,7 +494,9 @@ class RowBatch:
         """Feed one token per row; returns the next-token logits ``[rows, model_vocab]`` (float32)."""
         dev = self.runner.device
         ids = tokens.to(device=dev, dtype=torch.long).reshape(-1, 1)
-        if self.runner.fast:
+        if self.mode == "shared":
+            return self._step_shared(ids)
+        if self.mode == "fast":
             self.mask[:, self.length] = 1
             mask = self.mask[:, : self.length + 1]
             cache = self._fast_cache()
@@ -344,11 +509,37 @@ class RowBatch:
         self.next_pos = self.next_pos + 1
         return logits.float()
 
+    def _step_shared(self, ids: torch.Tensor) -> torch.Tensor:
+        if self.generated >= self.capacity_new:
+            raise RuntimeError(f"internal: more than {self.capacity_new} tokens fed to a RowBatch.")
+        if self._suffix is None:
+            shape = lambda x: (self.rows, x.shape[1], self.capacity_new, x.shape[3])  # noqa: E731
+            self._suffix = ([k.new_empty(shape(k)) for k in self.prompt_k], [v.new_empty(shape(v)) for v in self.prompt_v])
+        sk, sv = self._suffix
+        cache = _buffer_cache([_BufferLayer(self.capacity_new, k, v, self.generated) for k, v in zip(sk, sv)])
+        ctx = SharedPromptContext(
+            self.prompt_k, self.prompt_v, self.padding, self.flat, self.groups,
+            total_length=int(self.prompt_k[0].shape[2]) + self.generated + 1,
+        )
+        logits = self.runner.forward(ids, None, self.next_pos[:, None], cache, dpsynrag_ctx=ctx)
+        self.generated += 1
+        self.next_pos = self.next_pos + 1
+        return logits.float()
+
     def keep(self, rows: torch.Tensor) -> None:
         """Keep only ``rows`` (LongTensor of row indices, in the new order); the others are dropped."""
         dev = self.runner.device
         rows = rows.to(dev)
-        if self.runner.fast:
+        if self.mode == "shared":
+            if self._suffix is not None:
+                sk, sv = self._suffix
+                self._suffix = ([k.index_select(0, rows) for k in sk], [v.index_select(0, rows) for v in sv])
+            self.row_prompt = self.row_prompt.index_select(0, rows.cpu())
+            self.next_pos = self.next_pos.index_select(0, rows)
+            self.rows = int(rows.numel())
+            self._group_rows()
+            return
+        if self.mode == "fast":
             row_k, row_v = self._buffers
             self._buffers = ([k.index_select(0, rows) for k in row_k], [v.index_select(0, rows) for v in row_v])
         else:

@@ -243,26 +243,35 @@ class PrivatePredictionDecoder:
             src.append(local[p])
         return used, src
 
-    def _row_bytes(self, prompts: list[list[int]]) -> float:
-        width = max((len(p) for p in prompts), default=0) + self.max_new_tokens
-        # keys/values, plus the float32 logits row and the per-step temporaries around it
-        return width * self.lm.kv_bytes_per_token() + 3 * 4 * self.lm.model_vocab_size
-
     def _plan(self, prompts: list[list[int]], members: list[list[int]]) -> list[list[int]]:
-        """Contiguous batches of cluster indices whose rows fit the memory budget."""
+        """Contiguous batches of cluster indices whose estimated memory fits the budget.
+
+        Estimate: keys/values of the batch's distinct prompts (once each with the shared engine,
+        once per row otherwise) and of every row's T generated tokens, plus the float32 logits
+        and aggregation temporaries of every row. The plan depends only on the clusters' sizes and
+        prompt lengths, and never drops or splits a cluster.
+        """
         budget = self.memory_budget_gb * 2**30
-        per_row = self._row_bytes(prompts)
-        extra = 1 if self.public_prompt is not None else 0
+        kvb = self.lm.kv_bytes_per_token()
+        width = max((len(p) for p in prompts), default=0)
+        shared = self.lm.runner.mode == "shared"
+        per_row = (self.max_new_tokens + (0 if shared else width)) * kvb + 3 * 4 * self.lm.model_vocab_size
+        per_prompt = width * kvb if shared else 0
+        public = [len(prompts) - 1] if self.public_prompt is not None else []
         batches: list[list[int]] = []
         cur: list[int] = []
-        cur_rows = 0
+        used: set[int] = set()
+        cost = 0.0
         for r, m in enumerate(members):
-            rows = len(m) + extra
-            if cur and (cur_rows + rows) * per_row > budget:
+            new = set(m) | set(public)
+            add = len(new - used) * per_prompt + (len(m) + len(public)) * per_row
+            if cur and cost + add > budget:
                 batches.append(cur)
-                cur, cur_rows = [], 0
+                cur, used, cost = [], set(), 0.0
+                add = len(new) * per_prompt + (len(m) + len(public)) * per_row
             cur.append(r)
-            cur_rows += rows
+            used |= new
+            cost += add
         if cur:
             batches.append(cur)
         return batches

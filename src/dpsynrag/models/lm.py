@@ -106,8 +106,10 @@ class LanguageModel:
             a cache).
         tokenizer: its tokenizer (a fast tokenizer is best: :meth:`truncate` uses offsets).
         name: the id recorded in manifests.
-        fast_cache: force (True) or forbid (False) the preallocated-buffer decoding path; None
-            decides from the model's cache layer types (see :mod:`dpsynrag.models._engine`).
+        engine: the decoding path (see :mod:`dpsynrag.models._engine`): ``"shared"`` (preallocated
+            cache, each distinct prompt's keys/values attended once for all rows continuing it),
+            ``"fast"`` (preallocated cache, one copy per row), ``"generic"`` (transformers'
+            ``DynamicCache``, any architecture); None picks the best one the model supports.
 
     Attributes:
         name: hub id, path, or the offline default's description.
@@ -120,7 +122,7 @@ class LanguageModel:
         ModelLoadError: if the tokenizer's vocabulary does not fit the model's output layer.
     """
 
-    def __init__(self, model, tokenizer, *, name: str, fast_cache: bool | None = None):
+    def __init__(self, model, tokenizer, *, name: str, engine: str | None = None):
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.name = str(name)
@@ -152,7 +154,14 @@ class LanguageModel:
         self._add_special_tokens = not self._has_template
         cfg = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
         self.max_positions: int | None = getattr(cfg, "max_position_embeddings", None)
-        self.runner = ModelRunner(model, self.device, fast=fast_cache)
+        if engine not in (None, "shared", "fast", "generic"):
+            raise ConfigError(f"`engine` must be None, 'shared', 'fast' or 'generic'. Found {engine!r}.")
+        self.runner = ModelRunner(
+            model, self.device, fast=None if engine is None else engine != "generic",
+            shared=None if engine is None else engine == "shared",
+        )
+        if engine is not None and self.runner.mode != engine:
+            raise ConfigError(f"`engine` {engine!r} is not supported by this model (it supports {self.runner.mode!r}).")
 
     def __repr__(self) -> str:
         return f"LanguageModel(name={self.name!r}, device={str(self.device)!r}, vocab_size={self.vocab_size})"
@@ -216,9 +225,11 @@ class LanguageModel:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         extra = {"gguf_file": gguf_file} if gguf_file else {}
+        # On an accelerator, load the weights straight onto it (no full copy in host memory).
+        placement = {"device_map": {"": str(device)}} if device.type != "cpu" else {}
         try:
             tokenizer = AutoTokenizer.from_pretrained(source, **extra)
-            model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **extra)
+            model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **extra, **placement)
         except Exception as exc:  # noqa: BLE001 - transformers raises many types; all mean "cannot load"
             raise ModelLoadError(
                 f"could not load a causal language model from {name!r}: {type(exc).__name__}: {exc}"
