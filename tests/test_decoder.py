@@ -136,7 +136,9 @@ def test_every_engine_gives_the_direct_scores(tiny_lm_factory, model_type):
                 ref = torch.zeros(VOCAB)
                 for text in c:
                     ref += clip_logits(direct_logits(lm, text, suffix)[None, :], 1.0)[0]
-                assert torch.allclose(z[r], ref, atol=2e-5), (model_type, engine, suffix, r)
+                # float32 kernels (flash vs math attention) differ in rounding: ~1e-5 on sums of
+                # up to four clipped vectors of size <= c = 1
+                assert torch.allclose(z[r], ref, atol=1e-4), (model_type, engine, suffix, r)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,20 +5,26 @@ A *row* is one sequence being decoded; several rows may continue the same *promp
 prediction, a document's prompt is continued once per cluster it belongs to). :class:`RowBatch`
 
 1. finds the longest token prefix shared by all prompts (the chat template and instruction) and
-   computes its keys/values once (reused across calls: :class:`PrefixCache`);
+   computes its keys/values once (kept for the next batch: :class:`PrefixCache`);
 2. prefills each *distinct* prompt once, in chunks, after that prefix;
-3. copies each prompt's keys/values into every row that continues it;
-4. runs one forward pass per step for all rows (:meth:`RowBatch.step`).
+3. runs one forward pass per step for all rows (:meth:`RowBatch.step`).
 
-Layout of a row's cache (fast path): ``[prefix | left padding | prompt rest | generated tokens]``.
-Padding sits *between* the shared prefix and the rest of the prompt; an explicit 2-d attention mask
-hides it and explicit ``position_ids`` number every real token 0, 1, 2, … without gaps, so a padded
-row computes exactly what the unpadded prompt computes (checked in tests/test_decoder.py).
+Layout of a prompt's cache: ``[prefix | left padding | prompt rest]``, then the generated tokens.
+Padding sits *between* the shared prefix and the rest of the prompt; it is masked, and explicit
+``position_ids`` number the real tokens 0, 1, 2, … without gaps, so a padded prompt computes exactly
+what it computes alone (checked against unpadded full forwards in tests/test_decoder.py).
 
-The fast path writes into preallocated buffers (no ``torch.cat`` per step) and needs a model whose
-cache layers are all plain full-attention :class:`~transformers.DynamicLayer` (Llama, Qwen2, Phi-3,
-Mistral without a sliding window, …). Other models (sliding-window or hybrid layers, e.g. Gemma-2)
-take the generic path: a standard ``DynamicCache``, one prefill forward per batch, no prefix reuse.
+Three engines (``ModelRunner.mode``):
+
+* ``"shared"`` (default for the architectures in ``SHARED_ATTENTION_MODEL_TYPES``): each distinct
+  prompt's keys/values are stored once; a row stores only its generated tokens. At a decode step
+  :func:`shared_prompt_attention` attends each prompt once with all its rows stacked as queries, and
+  merges that exactly with each row's attention over its own tokens (log-sum-exp merge). Memory per
+  batch: distinct prompts × prompt length + rows × T, instead of rows × (prompt length + T).
+* ``"fast"``: preallocated per-row buffers (each row holds a copy of its prompt's keys/values), no
+  ``torch.cat`` per step. Needs a model whose cache layers are plain full-attention ``DynamicLayer``.
+* ``"generic"`` (sliding-window or hybrid models, e.g. Gemma-2): transformers' ``DynamicCache``, one
+  prefill forward per batch, no prefix reuse.
 """
 
 from __future__ import annotations
@@ -114,6 +120,14 @@ class SharedPromptContext:
     flat: torch.Tensor
     groups: int
     total_length: int = 0
+    _bias: torch.Tensor | None = None
+
+    def bias(self, dtype: torch.dtype) -> torch.Tensor:
+        """Additive mask ``[prompts, 1, 1, width]``: 0, or -inf on padding (built once per step)."""
+        if self._bias is None or self._bias.dtype != dtype:
+            b = torch.zeros(self.padding.shape, dtype=dtype, device=self.padding.device)
+            self._bias = b.masked_fill(self.padding, float("-inf"))[:, None, None, :]
+        return self._bias
 
 
 def shared_prompt_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
@@ -145,22 +159,31 @@ def shared_prompt_attention(module, query, key, value, attention_mask, scaling=N
     g = ctx.groups
     q = query.reshape(rows, kv_heads, rep, dim)
 
-    # prompt part, grouped by prompt: [prompts, kv_heads, g*rep, width]
+    # prompt part, grouped by prompt: queries [prompts, kv_heads, g*rep, dim]
     qg = q.new_zeros((n_prompts * g, kv_heads, rep, dim))
     qg[ctx.flat] = q
     qg = qg.view(n_prompts, g, kv_heads, rep, dim).transpose(1, 2).reshape(n_prompts, kv_heads, g * rep, dim)
-    s_p = torch.matmul(qg, pk.transpose(-1, -2)).float() * scale
-    s_p = s_p.masked_fill(ctx.padding[:, None, None, :], float("-inf"))
-    m_p = s_p.amax(dim=-1, keepdim=True)
-    e_p = torch.exp(s_p - m_p)
-    l_p = e_p.sum(dim=-1, keepdim=True)
-    o_p = torch.matmul(e_p.to(pv.dtype), pv).float()
 
     def to_rows(x: torch.Tensor) -> torch.Tensor:  # [prompts, kv_heads, g*rep, k] -> [rows, kv_heads, rep, k]
         k = x.shape[-1]
         x = x.view(n_prompts, kv_heads, g, rep, k).transpose(1, 2).reshape(n_prompts * g, kv_heads, rep, k)
         return x[ctx.flat]
 
+    if _cpu_flash is not None and query.device.type == "cpu":
+        # CPU flash kernel: normalised outputs and log-sum-exps of each part, merged exactly.
+        o_p, lse_p = _cpu_flash(qg, pk, pv, attn_mask=ctx.bias(query.dtype), scale=scale)
+        o_s, lse_s = _cpu_flash(q, key, value, scale=scale)
+        o_p, lse_p = to_rows(o_p.float()), to_rows(lse_p[..., None])
+        lse = torch.logaddexp(lse_p, lse_s[..., None])
+        out = o_p * torch.exp(lse_p - lse) + o_s.float() * torch.exp(lse_s[..., None] - lse)
+        return out.to(query.dtype).reshape(rows, 1, heads, dim), None
+
+    s_p = torch.matmul(qg, pk.transpose(-1, -2)).float() * scale
+    s_p = s_p.masked_fill(ctx.padding[:, None, None, :], float("-inf"))
+    m_p = s_p.amax(dim=-1, keepdim=True)
+    e_p = torch.exp(s_p - m_p)
+    l_p = e_p.sum(dim=-1, keepdim=True)
+    o_p = torch.matmul(e_p.to(pv.dtype), pv).float()
     m_p, l_p, o_p = to_rows(m_p), to_rows(l_p), to_rows(o_p)
 
     # suffix part, per row: [rows, kv_heads, rep, t]
@@ -174,6 +197,30 @@ def shared_prompt_attention(module, query, key, value, attention_mask, scaling=N
     a_p, a_s = torch.exp(m_p - m), torch.exp(m_s - m)
     out = (o_p * a_p + o_s * a_s) / (l_p * a_p + l_s * a_s)
     return out.to(query.dtype).reshape(rows, 1, heads, dim), None
+
+
+def _find_cpu_flash():
+    """torch's CPU flash-attention op, which also returns the log-sum-exp (None if unavailable or
+    if it does not match the reference on a small case)."""
+    op = getattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu", None)
+    if op is None:
+        return None
+    try:
+        gen = torch.Generator().manual_seed(0)
+        q, k, v = (torch.randn(2, 2, 3, 8, generator=gen) for _ in range(3))
+        bias = torch.zeros(2, 1, 1, 3)
+        bias[0, ..., 1] = float("-inf")
+        out, lse = op(q, k, v, attn_mask=bias, scale=0.5)
+        scores = q @ k.transpose(-1, -2) * 0.5 + bias
+        ok = torch.allclose(out, torch.softmax(scores, -1) @ v, atol=1e-5) and torch.allclose(
+            lse.reshape(2, 2, 3), torch.logsumexp(scores, -1), atol=1e-5
+        )
+    except Exception:  # noqa: BLE001 - signature changed: use the matmul path
+        return None
+    return op if ok else None
+
+
+_cpu_flash = _find_cpu_flash()
 
 
 _registered = False

@@ -124,6 +124,12 @@ class LanguageModel:
 
     def __init__(self, model, tokenizer, *, name: str, engine: str | None = None):
         self.model = model.eval()
+        impl = getattr(model.config, "_attn_implementation", None)
+        if impl not in (None, "sdpa", "eager") and hasattr(model, "set_attn_implementation"):
+            # The engine's padded layouts are checked with SDPA/eager masks; other kernels
+            # (flash-attention varlen, flex) read masks and positions differently.
+            logger.info("switching attention implementation of %s from %s to sdpa", name, impl)
+            model.set_attn_implementation("sdpa")
         self.tokenizer = tokenizer
         self.name = str(name)
         try:
