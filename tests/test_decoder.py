@@ -141,6 +141,59 @@ def test_every_engine_gives_the_direct_scores(tiny_lm_factory, model_type):
                 assert torch.allclose(z[r], ref, atol=1e-4), (model_type, engine, suffix, r)
 
 
+def test_sliding_window_model_takes_the_generic_engine(tiny_lm_factory):
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = AutoConfig.for_model(
+        "mistral", vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128, initializer_range=0.5,
+        bos_token_id=2, eos_token_id=3, pad_token_id=0, sliding_window=6,  # shorter than the prompts
+    )
+    torch.manual_seed(2)
+    model = AutoModelForCausalLM.from_config(config).eval()
+    lm = tiny_lm_factory(model=model)
+    assert lm.runner.mode == "generic"
+    with pytest.raises(ConfigError, match="not supported by this model"):
+        tiny_lm_factory(model=model, engine="shared")
+    p = [prompt(lm, d) for d in DOCS]
+    clusters = [[p[0], p[3]], [p[1], p[2], p[3]]]
+    for suffix in [(), (9, 10, 11)]:
+        z = decoder(lm).aggregated_logits(clusters, suffix)
+        for r, c in enumerate(clusters):
+            ref = sum(clip_logits(direct_logits(lm, t, suffix)[None, :], 1.0)[0] for t in c)
+            assert torch.allclose(z[r], ref, atol=1e-4)
+
+
+@pytest.mark.parametrize("engine", ["shared", "fast"])
+def test_shared_prefix_and_shared_documents_are_computed_once(tiny_lm_factory, engine, monkeypatch):
+    lm = tiny_lm_factory(engine=engine)
+    calls = []
+    forward = lm.runner.forward
+
+    def recording(ids, *args, **kwargs):
+        calls.append(tuple(ids.shape))
+        return forward(ids, *args, **kwargs)
+
+    monkeypatch.setattr(lm.runner, "forward", recording)
+    lm.eos_token_ids = ()  # no row leaves early: every step has one row per membership
+    p = [prompt(lm, d) for d in DOCS]
+    prefix_len = len(lm.encode(prompt(lm, ""))) - 2  # the instruction, without "<|end|> <|assistant|>"
+    clusters = [[p[0], p[1], p[2]], [p[1], p[2], p[3]], [p[2], p[3], p[4]], [p[0], p[4]]]
+    T = 3
+    decoder(lm, max_new_tokens=T).generate(clusters, [ZCDPAccountant() for _ in clusters])
+    prefills = [c for c in calls if c[1] > 1]
+    steps = [c for c in calls if c[1] == 1]
+    # one forward for the common prefix (batch 1), then every distinct document exactly once
+    assert prefills[0][0] == 1 and prefills[0][1] >= prefix_len
+    assert sum(c[0] for c in prefills[1:]) == len(DOCS)
+    # T - 1 decode steps (the first token comes from the prefill), each with one row per membership
+    assert len(steps) == T - 1 and all(c[0] == sum(map(len, clusters)) for c in steps)
+    # a second call with the same instruction prefix reuses its keys/values
+    calls.clear()
+    decoder(lm, max_new_tokens=1).generate([[p[3], p[1]]], [ZCDPAccountant()])
+    assert [c[0] for c in calls] == [2]
+
+
 # ---------------------------------------------------------------------------------------------
 # the sampled law
 # ---------------------------------------------------------------------------------------------

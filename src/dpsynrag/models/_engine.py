@@ -288,16 +288,15 @@ class ModelRunner:
         self.logits_to_keep = "logits_to_keep" in params or any(
             p.kind == inspect.Parameter.VAR_KEYWORD for p in params.values()
         )
-        if fast is None:
-            try:
-                probe = DynamicCache(config=model.config)
-                fast = bool(probe.layers) and all(type(layer) is DynamicLayer for layer in probe.layers)
-            except Exception:  # noqa: BLE001 - unknown cache structure: take the generic path
-                fast = False
-        self.fast = fast
-        if shared is None:
-            shared = getattr(model.config, "model_type", None) in SHARED_ATTENTION_MODEL_TYPES
-        self.shared = bool(fast and shared)
+        try:
+            probe = DynamicCache(config=model.config)
+            fast_ok = bool(probe.layers) and all(type(layer) is DynamicLayer for layer in probe.layers)
+        except Exception:  # noqa: BLE001 - unknown cache structure: only the generic path
+            fast_ok = False
+        shared_ok = fast_ok and getattr(model.config, "model_type", None) in SHARED_ATTENTION_MODEL_TYPES
+        # A request for an unsupported path falls back (LanguageModel reports it as an error).
+        self.fast = fast_ok if fast is None else bool(fast and fast_ok)
+        self.shared = self.fast and (shared_ok if shared is None else bool(shared and shared_ok))
         if self.shared:
             _register_shared_attention()
         self.prefix: PrefixCache | None = None
