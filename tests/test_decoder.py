@@ -141,6 +141,19 @@ def test_every_engine_gives_the_direct_scores(tiny_lm_factory, model_type):
                 assert torch.allclose(z[r], ref, atol=1e-4), (model_type, engine, suffix, r)
 
 
+def test_shared_attention_without_the_cpu_flash_kernel(tiny_lm, monkeypatch):
+    """The matmul path of the shared-prompt attention (used off CPU or without torch's CPU flash op)."""
+    from dpsynrag.models import _engine
+
+    monkeypatch.setattr(_engine, "_cpu_flash", None)
+    p = [prompt(tiny_lm, d) for d in DOCS]
+    clusters = [[p[0], p[1], p[3]], [p[1], p[2]], [p[3], p[4], p[0], p[2]]]
+    z = decoder(tiny_lm).aggregated_logits(clusters, (20, 21, 9))
+    for r, c in enumerate(clusters):
+        ref = sum(clip_logits(direct_logits(tiny_lm, t, (20, 21, 9))[None, :], 1.0)[0] for t in c)
+        assert torch.allclose(z[r], ref, atol=1e-4)
+
+
 def test_sliding_window_model_takes_the_generic_engine(tiny_lm_factory):
     from transformers import AutoConfig, AutoModelForCausalLM
 
@@ -315,7 +328,7 @@ def test_generate_returns_decoded_text_per_cluster(tiny_lm):
     dec = decoder(tiny_lm, temperature=1e-4, max_new_tokens=4)
     ids = dec.generate_ids([[p[0], p[1]], []], [ZCDPAccountant(), ZCDPAccountant()])
     texts = decoder(tiny_lm, temperature=1e-4, max_new_tokens=4).generate(
-        [[p[0], p[1]], []], [ZCDPAccountant(), ZCDPAccountant()]
+        [[p[0], p[1]], []], [ZCDPAccountant(), ZCDPAccountant()], progress=True
     )
     assert len(texts) == 2
     assert texts[0] == tiny_lm.tokenizer.decode(ids[0], skip_special_tokens=True)

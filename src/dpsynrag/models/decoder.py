@@ -32,10 +32,20 @@ import torch
 
 from dpsynrag.errors import ConfigError, DataError
 from dpsynrag.models._engine import RowBatch
-from dpsynrag.models.lm import LanguageModel, _progress
+from dpsynrag.models.lm import LanguageModel
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.mechanisms import clip_logits, sample_private_tokens
 from dpsynrag.rng import RandomSource
+
+def _progress_bar(total: int, enabled: bool, desc: str):
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover
+        return None
+    return tqdm(total=total, desc=desc)
+
 
 # Rows clipped together: bounds the float32 temporaries of clip_logits to ~CLIP_ROWS x vocab x 4 B each.
 _CLIP_ROWS = 64
@@ -149,10 +159,16 @@ class PrivatePredictionDecoder:
             if not isinstance(acc, ZCDPAccountant):
                 raise ConfigError(f"accountants[{i}] must be a ZCDPAccountant. Found {type(acc).__name__}.")
         out: list[list[int]] = [[] for _ in clusters]
-        for batch in _progress(self._plan(prompts, members), progress, "private prediction"):
-            for r, toks in zip(batch, self._decode_batch(prompts, [members[r] for r in batch],
-                                                          [accountants[r] for r in batch])):
-                out[r] = toks
+        plan = self._plan(prompts, members)
+        bar = _progress_bar(len(plan) * self.max_new_tokens, progress, "private prediction (batch x token)")
+        try:
+            for batch in plan:
+                toks = self._decode_batch(prompts, [members[r] for r in batch], [accountants[r] for r in batch], bar)
+                for r, t in zip(batch, toks):
+                    out[r] = t
+        finally:
+            if bar is not None:
+                bar.close()
         return out
 
     def aggregated_logits(
@@ -292,7 +308,7 @@ class PrivatePredictionDecoder:
             z.index_add_(0, row_cluster.to(logits.device)[public], scores)
         return z.cpu()
 
-    def _decode_batch(self, prompts, members, accountants) -> list[list[int]]:
+    def _decode_batch(self, prompts, members, accountants, bar=None) -> list[list[int]]:
         n = len(members)
         T = self.max_new_tokens
         eos = set(self.lm.eos_token_ids)
@@ -317,6 +333,8 @@ class PrivatePredictionDecoder:
             tokens = sample_private_tokens(
                 z, clip=self.clip, temperature=self.temperature, accountants=accountants, random=self.random
             )
+            if bar is not None:
+                bar.update(1)
             newly = False
             for c in range(n):
                 if finished[c]:
