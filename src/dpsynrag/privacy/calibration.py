@@ -106,6 +106,37 @@ class BudgetSplit:
         return cls("fraction", 0.1 / rho, L * 0.4**2 / 8 / rho, L * 0.009 / rho)
 
 
+def make_split(
+    name: str,
+    *,
+    L: int,
+    hist: float | None = None,
+    theta: float | None = None,
+    embed: float | None = None,
+    outlier_removal: bool = True,
+) -> BudgetSplit:
+    """A named split ("paper": absolute constants; "fractions": the paper's shares of ρ, scaling with ε),
+    with optional overrides of its three shares; ``outlier_removal=False`` zeroes theta and embed.
+
+    Raises:
+        ConfigError: on an unknown name or bad overrides.
+    """
+    if name == "paper":
+        base = BudgetSplit.paper()
+    elif name == "fractions":
+        base = BudgetSplit.paper_fractions(L=L)
+    else:
+        raise ConfigError(f"`split` must be 'paper' or 'fractions'. Found {name!r}.")
+    if not outlier_removal:
+        return BudgetSplit(base.kind, base.hist if hist is None else hist, 0.0, 0.0)
+    return BudgetSplit(
+        base.kind,
+        base.hist if hist is None else hist,
+        base.theta if theta is None else theta,
+        base.embed if embed is None else embed,
+    )
+
+
 @dataclass(frozen=True)
 class CalibratedBudget:
     """The calibrated parameters of a DP-SynRAG build. All rho in zCDP nats.

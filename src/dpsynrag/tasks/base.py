@@ -215,11 +215,9 @@ class Task(ABC):
     def answer_user_prompt(self, question: str, documents: Sequence[str | Document] = ()) -> str:
         """The user turn for answering: the retrieved documents numbered ``[1]``, ``[2]``, … then the
         question (EVALUATION.md). With no documents (Non-RAG) only the question."""
-        texts = [d.text if isinstance(d, Document) else str(d) for d in documents]
-        if not texts:
-            return f"Question: {question}"
-        numbered = "\n".join(f"[{i}] {text}" for i, text in enumerate(texts, start=1))
-        return f"Documents:\n{numbered}\n\nQuestion: {question}"
+        from dpsynrag.rag import answer_user_prompt
+
+        return answer_user_prompt(question, [d.text if isinstance(d, Document) else str(d) for d in documents])
 
     def answer_messages(self, question: str, documents: Sequence[str | Document] = ()) -> list[dict[str, str]]:
         """Chat messages (system + user) for answering ``question`` from ``documents``."""

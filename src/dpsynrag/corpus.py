@@ -1,0 +1,127 @@
+"""A synthetic corpus on disk, and RAG over it (post-processing: unlimited queries, no budget).
+
+Folder layout (written by :func:`dpsynrag.pipeline.build.build_corpus`):
+
+    manifest.json   parameters, model ids, privacy report, input fingerprint (owner-only), timings
+    texts.jsonl     one record per cluster: id, keyword, noisy_count, text, kept (self-filter)
+    index.faiss     inner-product index over the kept texts' embeddings
+    index_ids.json  the record ids of the index rows
+    build.log       stage log (parameters and released counts only)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from dpsynrag.errors import CorpusError
+from dpsynrag.pipeline.build import FORMAT_VERSION, INDEX, INDEX_IDS, MANIFEST, TEXTS
+from dpsynrag.privacy.report import PrivacyReport
+from dpsynrag.rag import DEFAULT_SYSTEM_PROMPT, Answer, RAGAnswerer, VectorIndex
+
+
+class SyntheticCorpus:
+    """A built corpus. Load with :meth:`load`; ask with :meth:`answer`.
+
+    Attributes:
+        path: the folder. manifest: the parsed manifest. records: every synthetic text (kept or not).
+        texts: the kept texts, in index order.
+    """
+
+    def __init__(self, path: Path, manifest: dict, records: list[dict], index: VectorIndex, index_ids: list[int]):
+        self.path = path
+        self.manifest = manifest
+        self.records = records
+        self.index = index
+        by_id = {r["id"]: r for r in records}
+        self.texts = [by_id[i]["text"] for i in index_ids]
+        self._answerer: RAGAnswerer | None = None
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "SyntheticCorpus":
+        """Open a corpus folder.
+
+        Raises:
+            CorpusError: the folder or one of its files is missing, or its format is unknown.
+        """
+        p = Path(path)
+        if not p.is_dir():
+            raise CorpusError(f"corpus folder {p} does not exist (build one with `dpsynrag build`).")
+        for name in (MANIFEST, TEXTS, INDEX, INDEX_IDS):
+            if not (p / name).is_file():
+                raise CorpusError(f"corpus folder {p} is incomplete: {name} is missing. Rebuild it.")
+        try:
+            manifest = json.loads((p / MANIFEST).read_text(encoding="utf-8"))
+            records = [json.loads(line) for line in (p / TEXTS).read_text(encoding="utf-8").splitlines() if line]
+            index_ids = json.loads((p / INDEX_IDS).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise CorpusError(f"corpus folder {p} has a corrupt file: {exc}") from exc
+        if manifest.get("format_version") != FORMAT_VERSION:
+            raise CorpusError(
+                f"corpus folder {p} has format_version {manifest.get('format_version')!r}; "
+                f"this dpsynrag reads {FORMAT_VERSION}."
+            )
+        index = VectorIndex.load(p / INDEX)
+        if len(index) != len(index_ids):
+            raise CorpusError(f"corpus folder {p}: the index holds {len(index)} vectors for {len(index_ids)} ids.")
+        return cls(p, manifest, records, index, index_ids)
+
+    @property
+    def privacy_report(self) -> PrivacyReport:
+        """The build's privacy report (the guarantee covers everything derived from this corpus)."""
+        return PrivacyReport.from_dict(self.manifest["privacy"])
+
+    def answerer(
+        self, *, lm=None, embedder=None, top_k: int | None = None, system_prompt: str | None = None, max_new_tokens: int = 64
+    ) -> RAGAnswerer:
+        """A :class:`RAGAnswerer` over the kept texts. Models default to the ones the corpus was built
+        with (the embedder must be the index's: same dimension)."""
+        if embedder is None:
+            from dpsynrag.models import Embedder
+
+            embedder = Embedder.load(self.manifest["embedder"]["spec"])
+        if embedder.dim != self.index.dim:
+            raise CorpusError(f"the embedder has dimension {embedder.dim}, the corpus index {self.index.dim}.")
+        if lm is None:
+            from dpsynrag.models import LanguageModel
+
+            lm = LanguageModel.load(self.manifest["model"]["spec"])
+        task = self.manifest["config"].get("task")
+        if system_prompt is None or top_k is None:
+            default_prompt, default_k = DEFAULT_SYSTEM_PROMPT, 10
+            if task:
+                from dpsynrag.tasks import get_task
+
+                t = get_task(task)
+                default_prompt, default_k = t.answer_system_prompt, t.rag_top_k
+            system_prompt = system_prompt or default_prompt
+            top_k = top_k or default_k
+        return RAGAnswerer(
+            lm, embedder, self.texts, top_k=top_k, system_prompt=system_prompt, max_new_tokens=max_new_tokens, index=self.index
+        )
+
+    def retrieve(self, question: str, *, top_k: int = 10) -> list[str]:
+        """The ``top_k`` kept synthetic texts most similar to ``question``."""
+        return self._default_answerer(top_k=top_k).retrieve([question])[0][:top_k]
+
+    def answer(self, question: str, *, top_k: int | None = None) -> str:
+        """Answer one question from the corpus (greedy), with the corpus's model and embedder."""
+        return self.answer_many([question], top_k=top_k)[0].text
+
+    def answer_many(self, questions: Sequence[str], *, top_k: int | None = None, progress: bool = False) -> list[Answer]:
+        """Answers with their retrieved context, one per question."""
+        answerer = self._default_answerer(top_k=top_k)
+        return answerer.answer(questions, progress=progress)
+
+    def _default_answerer(self, *, top_k: int | None) -> RAGAnswerer:
+        if self._answerer is None:
+            self._answerer = self.answerer()
+        if top_k is not None and top_k != self._answerer.top_k:
+            a = self._answerer
+            return RAGAnswerer(
+                a.lm, a.embedder, a.texts, top_k=top_k, system_prompt=a.system_prompt,
+                max_new_tokens=a.max_new_tokens, index=a.index,
+            )
+        return self._answerer

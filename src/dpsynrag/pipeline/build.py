@@ -1,0 +1,338 @@
+"""The DP-SynRAG build (METHOD.md §1–§3): private documents in, a synthetic corpus folder out.
+
+Order of operations, and what each one releases:
+
+1. Calibrate from (ε, δ) and refuse to start if the plan does not fit (nothing loaded, nothing run).
+2. Keyword extraction per document (private, unreleased), capped to K distinct words.
+3. DP keyword histogram (Gaussian on every public-vocabulary entry, or the thresholded sparse
+   histogram) → top-R keywords W (released).
+4. Soft clustering (each document in ≤ L clusters; membership from its own keywords and W).
+5. Pay for the R clusters up front (overlapping parallel composition: min(L, R) × one cluster's plan);
+   per cluster, with its own branch accountant capped at the plan: noisy embedding sum, exponential-
+   mechanism threshold, then private prediction of T tokens (released text).
+6. Self-filtering, indexing (post-processing of the released texts).
+
+The output folder holds only released values (keywords with their noisy counts, texts) and public
+parameters, plus an input fingerprint kept for the data owner's audit trail (see the manifest note).
+It is written to a temporary folder and renamed into place at the end, so a failed build leaves no
+folder that looks complete.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import logging
+import os
+import platform
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from dpsynrag import __version__
+from dpsynrag.data.io import Document, load_documents
+from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_fingerprint, vocabulary_source
+from dpsynrag.errors import ConfigError, DataError
+from dpsynrag.pipeline.clustering import soft_cluster, top_keywords
+from dpsynrag.pipeline.config import BuildConfig
+from dpsynrag.pipeline.keywords import make_extractor
+from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.privacy.mechanisms import (
+    cap_keywords,
+    exponential_threshold,
+    gaussian_histogram,
+    gaussian_sparse_histogram,
+    noisy_unit_vector_sum,
+)
+from dpsynrag.privacy.report import PrivacyReport
+from dpsynrag.rag import VectorIndex
+from dpsynrag.rng import make_random
+
+log = logging.getLogger("dpsynrag.build")
+
+REPHRASE_PROMPT = (
+    "Rephrase the following document without altering the important information contained within it.\n"
+    "Document: {document}"
+)
+MANIFEST = "manifest.json"
+TEXTS = "texts.jsonl"
+INDEX = "index.faiss"
+INDEX_IDS = "index_ids.json"
+LOG = "build.log"
+FORMAT_VERSION = 1
+
+
+def input_fingerprint(documents: Sequence[Document]) -> dict:
+    """Document count and SHA-256 over (id, text) pairs: lets the data owner check which input a
+    corpus was built from. Not covered by the DP guarantee (see the manifest note)."""
+    h = hashlib.sha256()
+    for d in documents:
+        h.update(d.id.encode("utf-8") + b"\x00" + d.text.encode("utf-8") + b"\x01")
+    return {"documents": len(documents), "sha256": h.hexdigest()}
+
+
+def self_filter(lm, texts: Sequence[str], filter_prompt: str, *, progress: bool = False) -> list[bool]:
+    """Keep a text when the model's next-token score for YES beats NO (METHOD.md §2e; post-processing).
+
+    Args:
+        filter_prompt: a template with ``{document}``.
+
+    Returns:
+        One bool per text; empty texts are never kept.
+    """
+    if not texts:
+        return []
+    prompts = [lm.chat_prompt(filter_prompt.replace("{document}", t)) for t in texts]
+    lp = np.asarray(lm.choice_logprobs(prompts, ["YES", "Yes", "NO", "No"]), dtype=np.float64)
+    yes = np.logaddexp(lp[:, 0], lp[:, 1])
+    no = np.logaddexp(lp[:, 2], lp[:, 3])
+    return [bool(y > n) and bool(t.strip()) for y, n, t in zip(yes, no, texts)]
+
+
+def _resolve_filter_prompt(config: BuildConfig) -> str | None:
+    if not config.self_filter:
+        return None
+    if config.filter_prompt:
+        return config.filter_prompt
+    if config.task:
+        from dpsynrag.tasks import get_task
+
+        prompt = get_task(config.task).filter_prompt
+        if prompt:
+            return prompt
+    raise ConfigError(
+        "self-filtering needs a public task description: pass a task (e.g. task='medical') or a "
+        "filter_prompt containing {document}, or turn self_filter off."
+    )
+
+
+def build_corpus(
+    documents: Sequence[Document] | str | os.PathLike,
+    out_dir: str | os.PathLike,
+    config: BuildConfig,
+    *,
+    lm=None,
+    embedder=None,
+    text_field: str = "text",
+    id_field: str | None = None,
+    overwrite: bool = False,
+    progress: bool = False,
+):
+    """Build a differentially private synthetic corpus.
+
+    Args:
+        documents: the private collection (Documents, or a JSONL/CSV/Parquet path).
+        out_dir: the corpus folder to create (must not exist unless ``overwrite``).
+        config: the build configuration (ε, δ, K, R, L, k, T, ...).
+        lm, embedder: loaded models (else loaded from ``config.model`` / ``config.embedder``).
+        text_field, id_field: fields of a file input.
+        overwrite: replace an existing folder (only once the new build has succeeded).
+        progress: show progress bars.
+
+    Returns:
+        The :class:`dpsynrag.corpus.SyntheticCorpus`.
+
+    Raises:
+        InfeasibleBudgetError: the target (ε, δ) cannot pay for the parameters (nothing run).
+        DataError: unusable input. ConfigError: bad parameters. ModelLoadError: a model fails to load.
+        FileExistsError: ``out_dir`` exists and ``overwrite`` is False.
+    """
+    from dpsynrag.corpus import SyntheticCorpus
+
+    t_start = time.time()
+    out = Path(out_dir)
+    if out.exists() and not overwrite:
+        raise FileExistsError(f"`out_dir` {out} already exists; choose another folder or pass overwrite=True.")
+    cal = config.calibrate()  # raises before anything is loaded if the budget cannot pay
+    filter_prompt = _resolve_filter_prompt(config)
+    if not isinstance(documents, (str, os.PathLike)):
+        documents = list(documents)
+        if not documents:
+            raise DataError("the document collection is empty.")
+    else:
+        documents = load_documents(documents, text_field=text_field, id_field=id_field)
+
+    random = make_random(config.seed)
+    noise = random.child("privacy-noise")
+    sampling = random.child("private-prediction")
+
+    partial = out.parent / f".{out.name}.partial-{os.getpid()}"
+    if partial.exists():
+        shutil.rmtree(partial)
+    partial.mkdir(parents=True)
+    handler = logging.FileHandler(partial / LOG, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        # Nothing logged below may depend on the private data except through a mechanism.
+        log.info("dpsynrag %s build: %s", __version__, config.model_dump_json())
+        log.info("calibrated: %s", json.dumps(cal.to_dict()))
+        if lm is None:
+            from dpsynrag.models import LanguageModel
+
+            lm = LanguageModel.load(config.model)
+        if embedder is None and config.outlier_removal:
+            from dpsynrag.models import Embedder
+
+            embedder = Embedder.load(config.embedder)
+        timings: dict[str, float] = {}
+
+        t = time.time()
+        texts = [lm.truncate(d.text, config.max_document_tokens) for d in documents]
+        extractor = make_extractor(config.extractor, lm=lm, K=config.K, batch_size=config.batch_size)
+        raw = extractor.extract(texts, progress=progress)
+        vocabulary = None if config.open_vocabulary else public_vocabulary(config.vocabulary_size)
+        vocab_set = None if vocabulary is None else frozenset(vocabulary)
+        doc_keywords = [cap_keywords(r, max_keywords=config.K, vocabulary=vocab_set) for r in raw]
+        timings["keywords_s"] = time.time() - t
+        log.info("stage 1a: keywords extracted (%s extractor)", extractor.name)
+
+        accountant = ZCDPAccountant(rho_budget=cal.rho_total, delta_budget=cal.delta_hist, name="build")
+        if vocabulary is None:
+            released = gaussian_sparse_histogram(
+                doc_keywords,
+                max_keywords=config.K,
+                sigma=cal.sigma_hist,
+                threshold=cal.hist_threshold,
+                accountant=accountant,
+                random=noise,
+            )
+            keywords = top_keywords(released, config.R)
+        else:
+            noisy = gaussian_histogram(
+                doc_keywords, vocabulary, max_keywords=config.K, sigma=cal.sigma_hist, accountant=accountant, random=noise
+            )
+            keywords = top_keywords((vocabulary, noisy), config.R)
+        if not keywords:
+            raise DataError(
+                "the DP histogram released no keyword above its threshold (open vocabulary); "
+                "use more documents, a larger epsilon, or the public vocabulary."
+            )
+        W = [w for w, _ in keywords]
+        log.info("stage 1a: histogram released %d keywords", len(W))
+
+        clusters = soft_cluster(doc_keywords, W, L=config.L, texts=texts if config.match_text else None)
+        parallel = accountant.open_parallel(cal.branch_plan(), num_branches=len(W), max_branches_per_unit=config.L)
+        branches = [parallel.branch(r) for r in range(len(W))]
+
+        t = time.time()
+        if config.outlier_removal:
+            in_any = sorted({i for c in clusters for i in c})
+            position = {i: n for n, i in enumerate(in_any)}
+            emb = embedder.encode([texts[i] for i in in_any], progress=progress) if in_any else None
+            kept_members: list[list[int]] = []
+            for r, members in enumerate(clusters):
+                e = emb[[position[i] for i in members]] if members else np.zeros((0, embedder.dim), np.float32)
+                mu = noisy_unit_vector_sum(e, sigma=cal.sigma_embed, accountant=branches[r], random=noise)
+                norm = np.linalg.norm(mu)
+                scores = e.astype(np.float64) @ (mu / norm) if norm > 0 else np.zeros(len(members))
+                theta = exponential_threshold(
+                    scores, target=config.k, epsilon=cal.epsilon_theta, accountant=branches[r], random=noise
+                )
+                kept_members.append([i for i, s in zip(members, scores) if s > theta])
+        else:
+            kept_members = clusters
+        timings["outlier_removal_s"] = time.time() - t
+        log.info("stage 1c: outlier removal done")
+
+        t = time.time()
+        from dpsynrag.models import PrivatePredictionDecoder
+
+        prompt_of = {}
+        for members in kept_members:
+            for i in members:
+                if i not in prompt_of:
+                    prompt_of[i] = lm.chat_prompt(REPHRASE_PROMPT.format(document=texts[i]))
+        decoder = PrivatePredictionDecoder(
+            lm,
+            clip=cal.clip,
+            temperature=cal.temperature,
+            max_new_tokens=cal.T,
+            random=sampling,
+            public_prompt=config.public_prompt,
+            public_weight=config.public_weight,
+            memory_budget_gb=config.memory_budget_gb,
+        )
+        synthetic = decoder.generate(
+            [[prompt_of[i] for i in members] for members in kept_members], branches, progress=progress
+        )
+        timings["private_prediction_s"] = time.time() - t
+        log.info("stage 2d: %d synthetic texts generated", len(synthetic))
+        del kept_members, clusters, doc_keywords, raw  # private intermediates: never written
+
+        t = time.time()
+        kept = self_filter(lm, synthetic, filter_prompt, progress=progress) if filter_prompt else [bool(s.strip()) for s in synthetic]
+        timings["self_filter_s"] = time.time() - t
+        log.info("stage 2e: self-filter kept %d of %d texts", sum(kept), len(kept))
+
+        records = [
+            {"id": r, "keyword": w, "noisy_count": c, "text": y, "kept": k}
+            for r, ((w, c), y, k) in enumerate(zip(keywords, synthetic, kept))
+        ]
+        with open(partial / TEXTS, "w", encoding="utf-8") as f:
+            for rec in records:
+                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        kept_ids = [rec["id"] for rec in records if rec["kept"]]
+        if embedder is None:
+            from dpsynrag.models import Embedder
+
+            embedder = Embedder.load(config.embedder)
+        index = VectorIndex(
+            embedder.encode([records[i]["text"] for i in kept_ids]) if kept_ids else np.zeros((0, embedder.dim), np.float32)
+        )
+        index.save(partial / INDEX)
+        (partial / INDEX_IDS).write_text(json.dumps(kept_ids))
+
+        report = PrivacyReport.from_accountant(
+            accountant,
+            delta=config.delta,
+            parameters=cal.to_dict(),
+            secure_randomness=random.is_secure,
+            notes=[] if random.is_secure else ["seeded randomness: reproducible output, NOT FOR RELEASE"],
+        )
+        if report.epsilon > config.epsilon * (1 + 1e-9):  # guard: calibration makes this impossible
+            raise ConfigError(f"internal error: spent epsilon {report.epsilon} exceeds the target {config.epsilon}.")
+        timings["total_s"] = time.time() - t_start
+        manifest = {
+            "format_version": FORMAT_VERSION,
+            "method": "dp-synrag",
+            "dpsynrag_version": __version__,
+            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "config": config.model_dump(),
+            "model": {"spec": config.model, "name": lm.name},
+            "embedder": {"spec": config.embedder, "name": embedder.name, "dim": embedder.dim},
+            "vocabulary": None
+            if vocabulary is None
+            else {"source": vocabulary_source(), "size": len(vocabulary), "sha256": vocabulary_fingerprint(vocabulary)},
+            "filter_prompt": filter_prompt,
+            "max_document_tokens": config.max_document_tokens,
+            "num_texts": len(records),
+            "num_kept": len(kept_ids),
+            "privacy": report.to_dict(),
+            "not_for_release": not random.is_secure,
+            "input_fingerprint": input_fingerprint(documents),
+            "input_fingerprint_note": (
+                "The document count and input hash identify the private input exactly and are NOT covered by "
+                "the DP guarantee. Keep them for your audit trail; remove this field before publishing the corpus."
+            ),
+            "timings": timings,
+            "platform": {"python": platform.python_version(), "machine": platform.machine()},
+        }
+        (partial / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False))
+        log.info("build complete: epsilon=%.4f (tight %.4f), delta=%g", report.epsilon, report.epsilon_tight, config.delta)
+    except BaseException:
+        log.removeHandler(handler)
+        handler.close()
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    log.removeHandler(handler)
+    handler.close()
+    if out.exists():
+        shutil.rmtree(out)
+    partial.rename(out)
+    return SyntheticCorpus.load(out)

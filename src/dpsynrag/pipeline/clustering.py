@@ -1,0 +1,84 @@
+"""Stage 1b: top-R keywords from the noisy histogram and soft clustering (METHOD.md §1b).
+
+Both functions are post-processing of the DP histogram plus per-document computations: cluster
+membership of a document depends only on that document's keywords (or text) and the public,
+already-released keyword list W. This is what overlapping parallel composition needs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from dpsynrag.errors import ConfigError
+
+
+def top_keywords(noisy_counts: Mapping[str, float] | tuple[Sequence[str], np.ndarray], R: int) -> list[tuple[str, float]]:
+    """The R keywords with the largest noisy counts, most frequent first (ties by word, for determinism).
+
+    Args:
+        noisy_counts: {word: noisy count}, or (vocabulary, noisy counts array [|V|]).
+        R: how many to keep (>= 1). Fewer are returned when fewer exist.
+
+    Returns:
+        [(word, noisy count)] sorted by descending noisy count.
+    """
+    if isinstance(R, bool) or not isinstance(R, int) or R < 1:
+        raise ConfigError(f"`R` must be an integer >= 1. Found {R!r}.")
+    if isinstance(noisy_counts, tuple):
+        vocab, counts = noisy_counts
+        counts = np.asarray(counts, dtype=np.float64)
+        if len(vocab) != len(counts):
+            raise ConfigError(f"vocabulary ({len(vocab)}) and counts ({len(counts)}) differ in length.")
+        # argsort on (-count, word index) is deterministic; the vocabulary order is public.
+        order = np.lexsort((np.arange(len(counts)), -counts))[:R]
+        return [(vocab[i], float(counts[i])) for i in order]
+    items = sorted(noisy_counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [(w, float(c)) for w, c in items[:R]]
+
+
+def soft_cluster(
+    doc_keywords: Sequence[Sequence[str]],
+    keywords: Sequence[str],
+    *,
+    L: int,
+    texts: Sequence[str] | None = None,
+) -> list[list[int]]:
+    """Soft clustering, least frequent keyword first (DP-SynRAG Alg. 1, line 8).
+
+    Walk r = R−1, …, 0 (``keywords`` sorted most frequent first): cluster r = documents that contain
+    ``keywords[r]`` and are in fewer than L clusters so far.
+
+    Args:
+        doc_keywords: each document's capped keyword set (as used in the histogram).
+        keywords: the released keywords W, most frequent first.
+        L: the most clusters a document may join (>= 1).
+        texts: when given, "contains" means the keyword occurs as a word in the document's text
+            (case-insensitive) instead of being among its keywords.
+
+    Returns:
+        One sorted list of document indices per keyword, in the order of ``keywords``.
+        No document appears in more than L lists.
+    """
+    if isinstance(L, bool) or not isinstance(L, int) or L < 1:
+        raise ConfigError(f"`L` must be an integer >= 1. Found {L!r}.")
+    if texts is not None:
+        if len(texts) != len(doc_keywords):
+            raise ConfigError(f"`texts` ({len(texts)}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
+        words_of = [set(re.findall(r"[a-z][a-z'\-]*", t.lower())) for t in texts]
+    else:
+        words_of = [set(k) for k in doc_keywords]
+    index: dict[str, list[int]] = {}
+    for i, words in enumerate(words_of):
+        for w in words:
+            index.setdefault(w, []).append(i)
+    joined = np.zeros(len(words_of), dtype=np.int64)
+    clusters: list[list[int]] = [[] for _ in keywords]
+    for r in range(len(keywords) - 1, -1, -1):
+        members = [i for i in index.get(keywords[r], ()) if joined[i] < L]
+        for i in members:
+            joined[i] += 1
+        clusters[r] = members
+    return clusters

@@ -1,0 +1,148 @@
+"""Downstream RAG (METHOD.md §4): a vector index over texts, top-k retrieval, greedy answers.
+
+Used over a synthetic corpus (post-processing: queries never touch the private data or the budget)
+and, for the non-private baselines, over the private documents themselves.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import faiss
+import numpy as np
+
+from dpsynrag.errors import ConfigError
+
+DEFAULT_SYSTEM_PROMPT = "Answer the question using the documents provided. Answer briefly."
+
+
+def answer_user_prompt(question: str, context: Sequence[str]) -> str:
+    """The user turn of the answer prompt: numbered documents ``[1] …`` then the question; only the
+    question when there is no context (Non-RAG)."""
+    if not context:
+        return f"Question: {question}"
+    numbered = "\n".join(f"[{i}] {t}" for i, t in enumerate(context, start=1))
+    return f"Documents:\n{numbered}\n\nQuestion: {question}"
+
+
+class VectorIndex:
+    """Exact inner-product search over unit-norm embeddings (cosine similarity), on FAISS.
+
+    Args:
+        embeddings: float32 [n, dim], unit L2 rows; n may be 0.
+    """
+
+    def __init__(self, embeddings: np.ndarray):
+        e = np.ascontiguousarray(np.asarray(embeddings, dtype=np.float32))
+        if e.ndim != 2 or e.shape[1] < 1:
+            raise ConfigError(f"`embeddings` must have shape [n, dim]. Found {e.shape}.")
+        self.dim = int(e.shape[1])
+        self._index = faiss.IndexFlatIP(self.dim)
+        if len(e):
+            self._index.add(e)
+
+    def __len__(self) -> int:
+        return int(self._index.ntotal)
+
+    def search(self, queries: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Top-k by inner product.
+
+        Args:
+            queries: float32 [q, dim].
+            top_k: >= 1; at most len(self) results are returned per query.
+
+        Returns:
+            (scores float32 [q, k'], ids int64 [q, k']) with k' = min(top_k, len(self)).
+        """
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+            raise ConfigError(f"`top_k` must be an integer >= 1. Found {top_k!r}.")
+        q = np.ascontiguousarray(np.asarray(queries, dtype=np.float32))
+        if q.ndim != 2 or q.shape[1] != self.dim:
+            raise ConfigError(f"`queries` must have shape [q, {self.dim}]. Found {q.shape}.")
+        k = min(top_k, len(self))
+        if k == 0:
+            return np.zeros((len(q), 0), np.float32), np.zeros((len(q), 0), np.int64)
+        scores, ids = self._index.search(q, k)
+        return scores, ids.astype(np.int64)
+
+    def save(self, path: str | os.PathLike) -> None:
+        faiss.write_index(self._index, str(path))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "VectorIndex":
+        index = faiss.read_index(str(path))
+        obj = cls.__new__(cls)
+        obj.dim = int(index.d)
+        obj._index = index
+        return obj
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A generated answer and the texts it was given."""
+
+    question: str
+    text: str
+    context: tuple[str, ...]
+
+
+class RAGAnswerer:
+    """Retrieve the top-k texts for each question and answer greedily with the language model.
+
+    With no texts (``texts=[]``) it is the Non-RAG baseline: the model answers from the question alone.
+
+    Args:
+        lm: a :class:`dpsynrag.models.LanguageModel`.
+        embedder: a :class:`dpsynrag.models.Embedder` (unused without texts).
+        texts: the retrievable texts (synthetic corpus, or private documents for plain RAG).
+        top_k: retrieved texts per question.
+        system_prompt: the answering system prompt (public).
+        max_new_tokens: answer length.
+        index: a prebuilt index over ``texts`` (else built here).
+    """
+
+    def __init__(
+        self,
+        lm,
+        embedder,
+        texts: Sequence[str],
+        *,
+        top_k: int = 10,
+        system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+        max_new_tokens: int = 64,
+        index: VectorIndex | None = None,
+        batch_size: int | None = None,
+    ):
+        self.lm, self.embedder = lm, embedder
+        self.texts = list(texts)
+        self.top_k, self.system_prompt, self.max_new_tokens = top_k, system_prompt, max_new_tokens
+        self.batch_size = batch_size
+        if index is None and self.texts:
+            index = VectorIndex(embedder.encode(self.texts))
+        if index is not None and len(index) != len(self.texts):
+            raise ConfigError(f"the index holds {len(index)} vectors for {len(self.texts)} texts.")
+        self.index = index
+
+    def retrieve(self, questions: Sequence[str]) -> list[list[str]]:
+        """The top-k texts per question (most similar first); empty lists without texts."""
+        if not self.texts or self.index is None:
+            return [[] for _ in questions]
+        _, ids = self.index.search(self.embedder.encode(list(questions)), self.top_k)
+        return [[self.texts[i] for i in row if i >= 0] for row in ids]
+
+    def prompt(self, question: str, context: Sequence[str]) -> str:
+        """The rendered answer prompt: numbered documents then the question (EVALUATION.md)."""
+        return self.lm.chat_prompt(answer_user_prompt(question, context), system=self.system_prompt)
+
+    def answer(self, questions: Sequence[str], *, progress: bool = False) -> list[Answer]:
+        """Greedy answers, one per question."""
+        questions = list(questions)
+        contexts = self.retrieve(questions)
+        prompts = [self.prompt(q, c) for q, c in zip(questions, contexts)]
+        outputs = self.lm.generate_greedy(
+            prompts, max_new_tokens=self.max_new_tokens, batch_size=self.batch_size, progress=progress
+        )
+        return [Answer(q, o.strip(), tuple(c)) for q, o, c in zip(questions, outputs, contexts)]
+
