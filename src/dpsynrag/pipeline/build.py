@@ -20,20 +20,16 @@ folder that looks complete.
 
 from __future__ import annotations
 
-import datetime as _dt
-import hashlib
 import json
 import logging
 import os
-import platform
-import shutil
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
 from dpsynrag import __version__
+from dpsynrag.corpus import FINGERPRINT_NOTE, CorpusWriter, SyntheticCorpus, input_fingerprint
 from dpsynrag.data.io import Document, load_documents
 from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_fingerprint, vocabulary_source
 from dpsynrag.errors import ConfigError, DataError
@@ -49,7 +45,6 @@ from dpsynrag.privacy.mechanisms import (
     noisy_unit_vector_sum,
 )
 from dpsynrag.privacy.report import PrivacyReport
-from dpsynrag.rag import VectorIndex
 from dpsynrag.rng import make_random
 
 log = logging.getLogger("dpsynrag.build")
@@ -58,21 +53,6 @@ REPHRASE_PROMPT = (
     "Rephrase the following document without altering the important information contained within it.\n"
     "Document: {document}"
 )
-MANIFEST = "manifest.json"
-TEXTS = "texts.jsonl"
-INDEX = "index.faiss"
-INDEX_IDS = "index_ids.json"
-LOG = "build.log"
-FORMAT_VERSION = 1
-
-
-def input_fingerprint(documents: Sequence[Document]) -> dict:
-    """Document count and SHA-256 over (id, text) pairs: lets the data owner check which input a
-    corpus was built from. Not covered by the DP guarantee (see the manifest note)."""
-    h = hashlib.sha256()
-    for d in documents:
-        h.update(d.id.encode("utf-8") + b"\x00" + d.text.encode("utf-8") + b"\x01")
-    return {"documents": len(documents), "sha256": h.hexdigest()}
 
 
 def self_filter(lm, texts: Sequence[str], filter_prompt: str, *, progress: bool = False) -> list[bool]:
@@ -121,7 +101,7 @@ def build_corpus(
     id_field: str | None = None,
     overwrite: bool = False,
     progress: bool = False,
-):
+) -> SyntheticCorpus:
     """Build a differentially private synthetic corpus.
 
     Args:
@@ -134,19 +114,15 @@ def build_corpus(
         progress: show progress bars.
 
     Returns:
-        The :class:`dpsynrag.corpus.SyntheticCorpus`.
+        The :class:`~dpsynrag.corpus.SyntheticCorpus`.
 
     Raises:
         InfeasibleBudgetError: the target (ε, δ) cannot pay for the parameters (nothing run).
         DataError: unusable input. ConfigError: bad parameters. ModelLoadError: a model fails to load.
         FileExistsError: ``out_dir`` exists and ``overwrite`` is False.
     """
-    from dpsynrag.corpus import SyntheticCorpus
-
     t_start = time.time()
-    out = Path(out_dir)
-    if out.exists() and not overwrite:
-        raise FileExistsError(f"`out_dir` {out} already exists; choose another folder or pass overwrite=True.")
+    writer = CorpusWriter(out_dir, overwrite=overwrite)
     cal = config.calibrate()  # raises before anything is loaded if the budget cannot pay
     filter_prompt = _resolve_filter_prompt(config)
     if not isinstance(documents, (str, os.PathLike)):
@@ -160,15 +136,7 @@ def build_corpus(
     noise = random.child("privacy-noise")
     sampling = random.child("private-prediction")
 
-    partial = out.parent / f".{out.name}.partial-{os.getpid()}"
-    if partial.exists():
-        shutil.rmtree(partial)
-    partial.mkdir(parents=True)
-    handler = logging.FileHandler(partial / LOG, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-    log.addHandler(handler)
-    log.setLevel(logging.INFO)
-    try:
+    with writer:
         # Nothing logged below may depend on the private data except through a mechanism.
         log.info("dpsynrag %s build: %s", __version__, config.model_dump_json())
         log.info("calibrated: %s", json.dumps(cal.to_dict()))
@@ -176,7 +144,7 @@ def build_corpus(
             from dpsynrag.models import LanguageModel
 
             lm = LanguageModel.load(config.model)
-        if embedder is None and config.outlier_removal:
+        if embedder is None:
             from dpsynrag.models import Embedder
 
             embedder = Embedder.load(config.embedder)
@@ -274,20 +242,6 @@ def build_corpus(
             {"id": r, "keyword": w, "noisy_count": c, "text": y, "kept": k}
             for r, ((w, c), y, k) in enumerate(zip(keywords, synthetic, kept))
         ]
-        with open(partial / TEXTS, "w", encoding="utf-8") as f:
-            for rec in records:
-                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
-        kept_ids = [rec["id"] for rec in records if rec["kept"]]
-        if embedder is None:
-            from dpsynrag.models import Embedder
-
-            embedder = Embedder.load(config.embedder)
-        index = VectorIndex(
-            embedder.encode([records[i]["text"] for i in kept_ids]) if kept_ids else np.zeros((0, embedder.dim), np.float32)
-        )
-        index.save(partial / INDEX)
-        (partial / INDEX_IDS).write_text(json.dumps(kept_ids))
-
         report = PrivacyReport.from_accountant(
             accountant,
             delta=config.delta,
@@ -297,42 +251,22 @@ def build_corpus(
         )
         if report.epsilon > config.epsilon * (1 + 1e-9):  # guard: calibration makes this impossible
             raise ConfigError(f"internal error: spent epsilon {report.epsilon} exceeds the target {config.epsilon}.")
+        log.info("build complete: epsilon=%.4f (tight %.4f), delta=%g", report.epsilon, report.epsilon_tight, config.delta)
         timings["total_s"] = time.time() - t_start
         manifest = {
-            "format_version": FORMAT_VERSION,
             "method": "dp-synrag",
-            "dpsynrag_version": __version__,
-            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "config": config.model_dump(),
             "model": {"spec": config.model, "name": lm.name},
-            "embedder": {"spec": config.embedder, "name": embedder.name, "dim": embedder.dim},
+            "embedder": {"spec": config.embedder},
             "vocabulary": None
             if vocabulary is None
             else {"source": vocabulary_source(), "size": len(vocabulary), "sha256": vocabulary_fingerprint(vocabulary)},
             "filter_prompt": filter_prompt,
             "max_document_tokens": config.max_document_tokens,
-            "num_texts": len(records),
-            "num_kept": len(kept_ids),
             "privacy": report.to_dict(),
             "not_for_release": not random.is_secure,
             "input_fingerprint": input_fingerprint(documents),
-            "input_fingerprint_note": (
-                "The document count and input hash identify the private input exactly and are NOT covered by "
-                "the DP guarantee. Keep them for your audit trail; remove this field before publishing the corpus."
-            ),
+            "input_fingerprint_note": FINGERPRINT_NOTE,
             "timings": timings,
-            "platform": {"python": platform.python_version(), "machine": platform.machine()},
         }
-        (partial / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False))
-        log.info("build complete: epsilon=%.4f (tight %.4f), delta=%g", report.epsilon, report.epsilon_tight, config.delta)
-    except BaseException:
-        log.removeHandler(handler)
-        handler.close()
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
-    log.removeHandler(handler)
-    handler.close()
-    if out.exists():
-        shutil.rmtree(out)
-    partial.rename(out)
-    return SyntheticCorpus.load(out)
+        return writer.finish(records, manifest, embedder)
