@@ -23,7 +23,7 @@ app = typer.Typer(
 )
 # Wide enough for the report tables when output goes to a file or a pipe (rich defaults to 80 there).
 console = Console(width=None if sys.stdout.isatty() else 140)
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 
 @app.callback()
@@ -236,6 +236,11 @@ def demo(
         )
     except DpsynragError as exc:
         _fail(exc)
+
+
+from dpsynrag.eval.command import eval_command  # noqa: E402  (evaluation harness, issue #6)
+
+app.command("eval")(eval_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,9 +6,10 @@ documents, no DP; RAG over the synthetic corpus), and prints an accuracy table, 
 three synthetic texts. Presets:
 
 * ``cpu`` (default): sized for 2 CPU cores and the offline SmolLM2-135M model (about 10–15 minutes):
-  the first 2,000 database documents, 100 validation questions, the per-document rarity keyword
-  extractor with K = 5, the open-vocabulary histogram (δ term 1e-4), R = 40 clusters, L = 3, k = 40,
-  T = 32 tokens, documents truncated to 96 tokens, top-5 retrieval.
+  2,000 database documents drawn at random with the public seed 0 (the file is sorted by patient
+  name, so its first rows share first names), the first 100 validation questions, the per-document
+  rarity keyword extractor with K = 3, the open-vocabulary histogram (δ term 1e-4), R = 24 clusters,
+  L = 3, k = 50, T = 64 tokens, documents truncated to 96 tokens, top-5 retrieval.
 * ``paper``: the paper's parameters (all 8,000 documents, 1,000 questions, LLM keyword extraction, K = 10,
   public vocabulary, R = 500, L = 5, k = 80, T = 70, top-10 retrieval) for a GPU and a stronger
   ``--model``.
@@ -17,6 +18,7 @@ three synthetic texts. Presets:
 from __future__ import annotations
 
 import json
+import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +36,7 @@ class DemoPreset:
     """Sizes and build parameters of a demo run (all public)."""
 
     documents: int | None
+    subset_seed: int
     questions: int
     extractor: str
     K: int
@@ -49,11 +52,11 @@ class DemoPreset:
 
 PRESETS = {
     "cpu": DemoPreset(
-        documents=2000, questions=100, extractor="rarity", K=5, open_vocabulary=True, R=40, L=3, k=40, T=32,
-        max_document_tokens=96, top_k=5, answer_tokens=24,
+        documents=2000, subset_seed=0, questions=100, extractor="rarity", K=3, open_vocabulary=True, R=24, L=3,
+        k=50, T=64, max_document_tokens=96, top_k=5, answer_tokens=24,
     ),
     "paper": DemoPreset(
-        documents=None, questions=1000, extractor="llm", K=10, open_vocabulary=False, R=500, L=5, k=80, T=70,
+        documents=None, subset_seed=0, questions=1000, extractor="llm", K=10, open_vocabulary=False, R=500, L=5, k=80, T=70,
         max_document_tokens=256, top_k=10, answer_tokens=64,
     ),
 }
@@ -94,13 +97,16 @@ def run_demo(
     task = get_task("medical")
     n_docs = documents if documents is not None else p.documents
     n_questions = questions if questions is not None else p.questions
-    database = task.load_database(data_dir, limit=n_docs)
+    database = task.load_database(data_dir)
+    if n_docs is not None and n_docs < len(database):
+        keep = sorted(random.Random(p.subset_seed).sample(range(len(database)), n_docs))
+        database = [database[i] for i in keep]
     queries = task.load_queries(
         None if data_dir is None else Path(task.data_dir(data_dir)) / "validation.jsonl", limit=n_questions
     )
     console.print(
         f"[bold]dpsynrag demo[/] ({preset} preset): {len(database)} private documents "
-        f"(first rows of database.jsonl), {len(queries)} validation questions, epsilon={epsilon:g}, delta={delta:g}"
+        f"(random subset, public seed {p.subset_seed}), {len(queries)} validation questions, epsilon={epsilon:g}, delta={delta:g}"
     )
     lm = LanguageModel.load(model)
     emb = Embedder.load(embedder)
