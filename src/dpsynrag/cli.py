@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from dpsynrag.errors import DpsynragError
+from dpsynrag.errors import ConfigError, DpsynragError
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.calibration import calibrate, make_split
 from dpsynrag.privacy.report import PrivacyReport
@@ -117,6 +117,15 @@ def build(
     id_field: Optional[str] = typer.Option(None, help="Field holding a unique document id."),
     batch_size: Optional[int] = typer.Option(None, help="Prompts per generation batch."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace --out if it exists (after a successful build)."),
+    method: str = typer.Option("dp-synrag", "--method", help="dp-synrag (default) | dp-synth (Amin et al. 2024) | aug-pe (Xie et al. 2024)."),
+    num_batches: Optional[int] = typer.Option(None, "--num-batches", help="dp-synth: public number of disjoint batches = texts (default 80)."),
+    population_size: Optional[int] = typer.Option(None, "--population-size", help="aug-pe: synthetic population size (default 200)."),
+    iterations: Optional[int] = typer.Option(None, "--iterations", help="aug-pe: private vote histograms (default 10)."),
+    pe_L: Optional[int] = typer.Option(None, "--pe-L", help="aug-pe: population/L parents kept, each with L-1 variations (default 2)."),
+    selection: Optional[str] = typer.Option(None, "--selection", help="aug-pe: rank | prob (default rank)."),
+    num_nearest_neighbor: Optional[int] = typer.Option(None, "--num-nearest-neighbor", help="aug-pe: samples each document votes for (default 1)."),
+    count_threshold: Optional[float] = typer.Option(None, "--count-threshold", help="aug-pe: noisy counts below it are zeroed (default 0)."),
+    description: Optional[str] = typer.Option(None, "--description", help="aug-pe: public description of the collection (default: the task's)."),
 ) -> None:
     """Build a differentially private synthetic corpus from a private collection."""
     from pydantic import ValidationError
@@ -125,13 +134,42 @@ def build(
     from dpsynrag.pipeline.config import BuildConfig
 
     try:
-        config = BuildConfig(
+        common = dict(
             epsilon=epsilon, delta=delta, task=task, filter_prompt=filter_prompt, self_filter=not no_self_filter,
-            model=model, embedder=embedder, K=K, R=R, L=L, k=k, T=T, temperature=tau, seed=seed,
-            open_vocabulary=open_vocabulary, open_vocabulary_delta=open_vocabulary_delta, extractor=extractor,
-            split=split, conversion=conversion, outlier_removal=not no_outlier_removal, match_text=match_text,
-            max_document_tokens=max_document_tokens, batch_size=batch_size,
+            model=model, embedder=embedder, T=T, temperature=tau, seed=seed, conversion=conversion,
+            max_document_tokens=max_document_tokens,
         )
+        synrag_only = {"--K": K != 10, "--R": R != 500, "--L": L != 5, "--k": k != 80, "--open-vocabulary": open_vocabulary,
+                       "--open-vocabulary-delta": open_vocabulary_delta is not None, "--extractor": extractor != "llm",
+                       "--split": split != "paper", "--no-outlier-removal": no_outlier_removal, "--match-text": match_text}
+        pe = {"--population-size": population_size, "--iterations": iterations, "--pe-L": pe_L, "--selection": selection,
+              "--num-nearest-neighbor": num_nearest_neighbor, "--count-threshold": count_threshold, "--description": description}
+        given = {"dp-synrag": [n for n, v in {**pe, "--num-batches": num_batches}.items() if v is not None],
+                 "dp-synth": [n for n, v in synrag_only.items() if v] + [n for n, v in pe.items() if v is not None]
+                 + (["--batch-size"] if batch_size is not None else []),
+                 "aug-pe": [n for n, v in synrag_only.items() if v] + (["--num-batches"] if num_batches is not None else [])}
+        if method not in given:
+            raise ConfigError(f"`--method` must be dp-synrag, dp-synth or aug-pe. Found {method!r}.")
+        if given[method]:
+            raise ConfigError(f"{', '.join(given[method])} do not apply to --method {method}.")
+        if method == "dp-synth":
+            from dpsynrag.baselines import DPSynthConfig, build_dp_synth as builder
+
+            config = DPSynthConfig(**common, **({} if num_batches is None else {"num_batches": num_batches}))
+        elif method == "aug-pe":
+            from dpsynrag.baselines import AugPEConfig, build_aug_pe as builder
+
+            options = {"population_size": population_size, "iterations": iterations, "L": pe_L, "selection": selection,
+                       "num_nearest_neighbor": num_nearest_neighbor, "threshold": count_threshold,
+                       "description": description, "batch_size": batch_size}
+            config = AugPEConfig(**common, **{key: v for key, v in options.items() if v is not None})
+        else:
+            builder = build_corpus
+            config = BuildConfig(
+                **common, K=K, R=R, L=L, k=k, open_vocabulary=open_vocabulary, open_vocabulary_delta=open_vocabulary_delta,
+                extractor=extractor, split=split, outlier_removal=not no_outlier_removal, match_text=match_text,
+                batch_size=batch_size,
+            )
         config.calibrate()
         documents = input
         if input.is_dir():
@@ -142,7 +180,7 @@ def build(
             documents = get_task(task).load_database(input)
         if seed is not None:
             err_console.print("[yellow]warning:[/] --seed makes the output reproducible: it is NOT for release.")
-        corpus = build_corpus(
+        corpus = builder(
             documents, out, config, text_field=text_field, id_field=id_field, overwrite=overwrite, progress=True
         )
     except ValidationError as exc:
@@ -169,16 +207,57 @@ def _pydantic_message(exc) -> str:
 
 @app.command()
 def query(
-    corpus_dir: Path = typer.Argument(..., help="A corpus folder made by `dpsynrag build`."),
-    question: str = typer.Argument(..., help="The question."),
-    top_k: Optional[int] = typer.Option(None, "--top-k", help="Synthetic texts retrieved (default: the task's, else 10)."),
+    corpus_dir: Optional[str] = typer.Argument(None, help="A corpus folder made by `dpsynrag build` (none with --method dp-rag)."),
+    question: Optional[str] = typer.Argument(None, help="The question."),
+    top_k: Optional[int] = typer.Option(None, "--top-k", help="Synthetic texts retrieved (default: the task's, else 10); dp-rag: the top-k target."),
     show_context: bool = typer.Option(False, "--show-context", help="Print the retrieved synthetic texts."),
+    method: str = typer.Option("corpus", "--method", help="corpus (RAG over a synthetic corpus: free) | dp-rag (query-time DP over --documents: costs budget)."),
+    documents: Optional[Path] = typer.Option(None, "--documents", help="dp-rag: the private collection (file, or a task's data folder with --task)."),
+    epsilon_per_query: Optional[float] = typer.Option(None, "--epsilon-per-query", help="dp-rag: epsilon of each query."),
+    delta: Optional[float] = typer.Option(None, "--delta", help="dp-rag: delta of each query (and of the zCDP session total)."),
+    total_epsilon: Optional[float] = typer.Option(None, "--total-epsilon", help="dp-rag: refuse queries beyond this session total."),
+    composition: str = typer.Option("basic", "--composition", help="dp-rag: composition checked against --total-epsilon: basic | zcdp."),
+    utility: str = typer.Option("top-p", "--utility", help="dp-rag: retrieval threshold utility: top-p | top-k."),
+    top_p: float = typer.Option(0.02, "--top-p", help="dp-rag: share of the score weight retrieved (top-p utility)."),
+    retrieval_epsilon: Optional[float] = typer.Option(None, "--retrieval-epsilon", help="dp-rag: epsilon of the retrieval threshold (default epsilon/11)."),
+    T: int = typer.Option(70, "--T", help="dp-rag: answer tokens."),
+    public_weight: float = typer.Option(0.01, "--public-weight", help="dp-rag: weight of the public prompt (the question alone)."),
+    task: Optional[str] = typer.Option(None, "--task", help="dp-rag: public task (reads a task's data folder)."),
+    model: Optional[str] = typer.Option(None, "--model", help="dp-rag: language model (default: offline SmolLM2-135M-Instruct)."),
+    embedder: Optional[str] = typer.Option(None, "--embedder", help="dp-rag: embedding model (default: offline all-MiniLM-L6-v2)."),
+    text_field: str = typer.Option("text", help="dp-rag: field holding the document text."),
+    id_field: Optional[str] = typer.Option(None, help="dp-rag: field holding a unique document id."),
+    max_document_tokens: int = typer.Option(256, help="dp-rag: truncate each document to this many tokens."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="dp-rag: reproducible, NOT for release."),
+    as_json: bool = typer.Option(False, "--json", help="dp-rag: print the answer and the session's privacy report as JSON."),
 ) -> None:
-    """Answer a question from a synthetic corpus (post-processing: costs no privacy budget)."""
+    """Answer a question from a synthetic corpus (post-processing: costs no privacy budget), or with
+    DP-RAG over the private documents (--method dp-rag: each query costs --epsilon-per-query)."""
     from dpsynrag.corpus import SyntheticCorpus
 
+    if method == "dp-rag":
+        if question is None and corpus_dir is not None:
+            corpus_dir, question = None, corpus_dir  # the only positional argument is the question
+        _query_dp_rag(
+            corpus_dir, question, documents=documents, epsilon_per_query=epsilon_per_query, delta=delta,
+            total_epsilon=total_epsilon, composition=composition, utility=utility, top_p=top_p, top_k=top_k,
+            retrieval_epsilon=retrieval_epsilon, T=T, public_weight=public_weight, task=task, model=model,
+            embedder=embedder, text_field=text_field, id_field=id_field, max_document_tokens=max_document_tokens,
+            seed=seed, as_json=as_json,
+        )
+        return
     try:
-        corpus = SyntheticCorpus.load(corpus_dir)
+        if method not in ("corpus", "dp-synrag", "dp-synth", "aug-pe"):
+            raise ConfigError(f"`--method` must be corpus (or the corpus's method: dp-synrag, dp-synth, aug-pe) or dp-rag. Found {method!r}.")
+        extra = [n for n, v in (("--documents", documents), ("--epsilon-per-query", epsilon_per_query), ("--delta", delta),
+                                ("--total-epsilon", total_epsilon)) if v is not None]
+        if extra:
+            raise ConfigError(f"{', '.join(extra)} only apply to --method dp-rag.")
+        if corpus_dir is None or question is None:
+            raise ConfigError("give a corpus folder and a question: dpsynrag query CORPUS_DIR QUESTION.")
+        corpus = SyntheticCorpus.load(Path(corpus_dir))
+        if method != "corpus" and corpus.manifest.get("method") != method:
+            raise ConfigError(f"{corpus_dir} is a {corpus.manifest.get('method')} corpus, not {method}.")
         answer = corpus.answer_many([question], top_k=top_k)[0]
     except DpsynragError as exc:
         _fail(exc)
@@ -187,6 +266,62 @@ def query(
         for i, text in enumerate(answer.context, start=1):
             console.print(f"[dim][{i}] {text}[/]")
     typer.echo(answer.text)
+
+
+def _query_dp_rag(corpus_dir, question, *, documents, epsilon_per_query, delta, total_epsilon, composition, utility,
+                  top_p, top_k, retrieval_epsilon, T, public_weight, task, model, embedder, text_field, id_field,
+                  max_document_tokens, seed, as_json) -> None:
+    """`dpsynrag query --method dp-rag`: one DP-RAG session answering one question."""
+    import json
+
+    from pydantic import ValidationError
+
+    from dpsynrag.baselines import DPRAGConfig, DPRAGSession
+
+    try:
+        if corpus_dir is not None:
+            raise ConfigError("--method dp-rag reads the private --documents, not a corpus folder: give only the question.")
+        if question is None or documents is None or epsilon_per_query is None or delta is None:
+            raise ConfigError("--method dp-rag needs a QUESTION, --documents, --epsilon-per-query and --delta.")
+        config = DPRAGConfig(
+            epsilon_per_query=epsilon_per_query, delta=delta, utility=utility, top_p=top_p, max_new_tokens=T,
+            public_weight=public_weight, retrieval_epsilon=retrieval_epsilon, max_document_tokens=max_document_tokens,
+            model=model, embedder=embedder, **({} if top_k is None else {"top_k": top_k}),
+        )
+        config.calibrate()
+        docs = documents
+        if documents.is_dir():
+            if not task:
+                raise ConfigError("--documents is a folder: pass --task to say how to read it, or give a file.")
+            from dpsynrag.tasks import get_task
+
+            docs = get_task(task).load_database(documents)
+        else:
+            from dpsynrag.data.io import load_documents
+
+            docs = load_documents(documents, text_field=text_field, id_field=id_field)
+        if seed is not None:
+            err_console.print("[yellow]warning:[/] --seed makes the output reproducible: it is NOT for release.")
+        session = DPRAGSession(docs, config, task=task, total_epsilon=total_epsilon, composition=composition, seed=seed)
+        answer = session.answer([question])[0]
+    except ValidationError as exc:
+        _fail(ValueError(_pydantic_message(exc)))
+        return
+    except (DpsynragError, FileExistsError) as exc:
+        _fail(exc)
+        return
+    spent = session.spent()
+    if as_json:
+        typer.echo(json.dumps({"question": question, "answer": answer.text, "spent": spent,
+                               "privacy": session.report().to_dict()}, indent=2))
+        return
+    typer.echo(answer.text)
+    console.print(session.report().table())
+    console.print(
+        f"DP-RAG session: {spent['queries']} query; basic composition epsilon={spent['epsilon_basic']:.4g}, "
+        f"delta={spent['delta_basic']:.3g}; zCDP rho={spent['rho']:.4g}, epsilon={spent['epsilon_zcdp']:.4f} "
+        f"(tight {spent['epsilon_zcdp_tight']:.4f}) at delta={spent['delta']:g}."
+    )
 
 
 @app.command()

@@ -1,0 +1,141 @@
+"""Helpers shared by the baselines: input documents, tasks, models, calibration and reports.
+
+Nothing here releases private data; the functions only normalise inputs and assemble the privacy
+report that each baseline writes next to its output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from dpsynrag.data.io import Document, load_documents
+from dpsynrag.errors import ConfigError, DataError, InfeasibleBudgetError
+from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.privacy.conversions import epsilon_from_rho, rho_from_epsilon
+from dpsynrag.privacy.report import PrivacyReport
+from dpsynrag.rng import RandomSource
+
+# Calibrated values are shrunk by this relative margin so that floating-point rounding can never push
+# the composed epsilon above the target (as in dpsynrag.privacy.calibration).
+SAFETY = 1e-10
+# Relative slack when comparing a spent epsilon with a total budget (sums of the same terms in
+# another order differ by a few ulps).
+BUDGET_RTOL = 1e-9
+
+NOT_FOR_RELEASE_NOTE = "seeded randomness: reproducible output, NOT FOR RELEASE"
+
+
+def as_documents(
+    documents: Sequence[Document] | Sequence[str] | str | os.PathLike,
+    *,
+    text_field: str = "text",
+    id_field: str | None = None,
+) -> list[Document]:
+    """The private collection as a list of :class:`Document` (a file path is loaded; plain strings get
+    their row index as id).
+
+    Raises:
+        DataError: an empty collection, a non-string/non-Document entry, an empty text, or a bad file.
+    """
+    if isinstance(documents, (str, os.PathLike)):
+        return load_documents(documents, text_field=text_field, id_field=id_field)
+    if isinstance(documents, bytes) or not isinstance(documents, Sequence):
+        raise DataError(f"`documents` must be a sequence of Documents or strings, or a file path. Found {type(documents).__name__}.")
+    out: list[Document] = []
+    for i, d in enumerate(documents):
+        if isinstance(d, Document):
+            out.append(d)
+        elif isinstance(d, str):
+            out.append(Document(id=str(i), text=d))
+        else:
+            raise DataError(f"documents[{i}] must be a Document or a string. Found {type(d).__name__}.")
+        if not out[-1].text.strip():
+            raise DataError(f"documents[{i}] has an empty text.")
+    if not out:
+        raise DataError("the document collection is empty.")
+    return out
+
+
+def resolve_task(task):
+    """A :class:`~dpsynrag.tasks.Task` from a Task, a registered name, or None (returns None)."""
+    if task is None:
+        return None
+    from dpsynrag.tasks import Task, get_task
+
+    if isinstance(task, Task):
+        return task
+    if isinstance(task, str):
+        return get_task(task)
+    raise ConfigError(f"`task` must be a Task, a task name or None. Found {type(task).__name__}.")
+
+
+def load_models(lm, embedder, *, model: str | None, embedder_spec: str | None, need_embedder: bool = True):
+    """The given models, or the ones named by a config (None: the offline defaults)."""
+    if lm is None:
+        from dpsynrag.models import LanguageModel
+
+        lm = LanguageModel.load(model)
+    if embedder is None and need_embedder:
+        from dpsynrag.models import Embedder
+
+        embedder = Embedder.load(embedder_spec)
+    return lm, embedder
+
+
+def rho_target(epsilon: float, delta: float, conversion: str, *, what: str) -> float:
+    """The zCDP budget ρ of a target (ε, δ), shrunk by :data:`SAFETY`.
+
+    Raises:
+        ConfigError: on ε <= 0, δ outside (0, 1) or an unknown conversion.
+    """
+    rho = rho_from_epsilon(epsilon, delta, conversion=conversion)  # type: ignore[arg-type]
+    if not rho > 0:  # pragma: no cover - rho_from_epsilon is > 0 for every valid input
+        raise InfeasibleBudgetError(f"{what}: epsilon={epsilon!r}, delta={delta!r} leave no zCDP budget.")
+    return rho * (1.0 - SAFETY)
+
+
+def check_achieved(rho: float, *, epsilon: float, delta: float, conversion: str, what: str) -> float:
+    """ε of ``rho`` at ``delta``; a guard that it does not exceed the target (never a silent overshoot).
+
+    Raises:
+        ConfigError: internal calibration error (the achieved ε exceeds the target).
+    """
+    achieved = epsilon_from_rho(rho, delta, conversion=conversion)  # type: ignore[arg-type]
+    if achieved > epsilon * (1 + BUDGET_RTOL):
+        raise ConfigError(f"internal calibration error in {what}: achieved epsilon {achieved!r} > target {epsilon!r}.")
+    return achieved
+
+
+def make_report(
+    accountant: ZCDPAccountant,
+    *,
+    delta: float,
+    composition: str,
+    parameters: dict[str, Any],
+    random: RandomSource,
+    notes: Sequence[str] = (),
+) -> PrivacyReport:
+    """The privacy report of a baseline run, with the baseline's own composition statement."""
+    all_notes = list(notes)
+    if not random.is_secure:
+        all_notes.append(NOT_FOR_RELEASE_NOTE)
+    report = PrivacyReport.from_accountant(
+        accountant, delta=delta, parameters=parameters, secure_randomness=random.is_secure, notes=all_notes
+    )
+    return dataclasses.replace(report, composition=composition)
+
+
+def check_positive_int(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"`{name}` must be an integer >= 1. Found {value!r}.")
+    return value
+
+
+def check_positive(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or math.isinf(value) or value <= 0:
+        raise ConfigError(f"`{name}` must be a finite number > 0. Found {value!r}.")
+    return float(value)

@@ -1,0 +1,476 @@
+"""Aug-PE: private evolution of synthetic text (Xie et al., "Differentially Private Synthetic Data via
+Foundation Model APIs 2: Text", ICML 2024, arXiv 2403.01749, Alg. 1; Private Evolution, Lin et al.,
+ICLR 2024; METHOD.md §5; algorithm_brief §2.3–2.4).
+
+The private documents are touched only through a DP nearest-neighbour vote histogram:
+
+1. **RANDOM_API** (public, free): an initial population P_0 of ``population_size`` texts sampled from
+   the language model with a prompt built from the task's public description.
+2. For t = 1 … ``iterations``:
+   a. every private document votes for its ``num_nearest_neighbor`` nearest samples of P_{t−1} in the
+      embedding space (L2 on unit embeddings), each with weight 1/sqrt(num_nearest_neighbor), so a
+      document's vote vector has L2 norm 1;
+   b. **Gaussian mechanism**: h_t = Σ_d vote(d) + N(0, σ² I) (sensitivity 1 per document per iteration;
+      :func:`~dpsynrag.privacy.mechanisms.noisy_unit_vector_sum`, charged before the noise);
+   c. post-processing: counts max(h_t − H, 0) with the count threshold H; select
+      ⌊population_size / L⌋ parents, the top counts ("rank") or drawn ∝ counts ("prob", uniform when
+      every count is 0);
+   d. if t < iterations: **VARIATION_API** rewrites each parent (public): P_t = the parents plus L − 1
+      variations of each (one variation each, no parent kept, when L = 1).
+3. The synthetic corpus is the parents selected by the last histogram (distinct texts), self-filtered
+   (optional, as DP-SynRAG) and indexed for the same RAG (manifest ``method``: "aug-pe").
+
+Privacy: ``iterations`` Gaussian mechanisms of sensitivity 1 — exactly the iterations that touch the
+private data (the initial population and the final selection do not; the PE step-count off-by-one,
+algorithm_brief §2.3, is avoided by charging each histogram when it is computed):
+
+    ρ = iterations / (2σ²),    σ = sqrt(iterations / (2ρ(ε, δ))).
+
+Aug-PE's own accounting composes the same Gaussians in Gaussian DP (μ = sqrt(iterations)/σ), which gives
+a slightly smaller ε for the same σ; here every method uses the same zCDP accountant.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Literal, Optional
+
+import numpy as np
+import torch
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from dpsynrag import __version__
+from dpsynrag.baselines._common import (
+    as_documents,
+    check_achieved,
+    check_positive,
+    check_positive_int,
+    load_models,
+    make_report,
+    resolve_task,
+    rho_target,
+)
+from dpsynrag.corpus import (
+    FINGERPRINT_NOTE,
+    CorpusWriter,
+    SyntheticCorpus,
+    input_fingerprint,
+)
+from dpsynrag.data.io import Document
+from dpsynrag.errors import ConfigError
+from dpsynrag.pipeline.build import _resolve_filter_prompt, self_filter
+from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.privacy.events import GaussianEvent
+from dpsynrag.privacy.mechanisms import noisy_unit_vector_sum
+from dpsynrag.rng import RandomSource, make_random
+
+log = logging.getLogger("dpsynrag.build")
+
+RANDOM_PROMPT = (
+    "Here is the description of a collection of documents: {description}\n"
+    "Write one new document that could belong to this collection. Reply with the document only."
+)
+"""RANDOM_API prompt (public): ``{description}`` is the task's public description."""
+
+VARIATION_PROMPT = (
+    "Rephrase the following document. Keep its kind of content and its style, and change some details.\n"
+    "Document: {document}"
+)
+"""VARIATION_API prompt (public): ``{document}`` is a synthetic sample (never a private document)."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Non-private sampling from the language model (RANDOM_API / VARIATION_API)
+# ----------------------------------------------------------------------------------------------
+
+
+def sample_texts(
+    lm,
+    prompts: Sequence[str],
+    *,
+    max_new_tokens: int,
+    temperature: float,
+    random: RandomSource,
+    batch_size: int = 32,
+) -> list[str]:
+    """Sample one continuation per rendered prompt from the model itself, softmax(logits/τ) — no
+    clipping, no privacy: only for public prompts (RANDOM_API, VARIATION_API).
+
+    Args:
+        lm: a :class:`~dpsynrag.models.LanguageModel`.
+        prompts: rendered prompts (identical prompts are prefilled once per batch).
+        max_new_tokens: most tokens per text (>= 1); a text ends at an EOS token.
+        temperature: τ > 0.
+        random: sampling randomness.
+        batch_size: rows decoded together (>= 1).
+
+    Returns:
+        One text per prompt (special tokens removed, stripped), in order.
+
+    Raises:
+        ConfigError: bad sizes or temperature. DataError: an empty or too long prompt.
+    """
+    from dpsynrag.models._engine import RowBatch
+
+    check_positive_int("max_new_tokens", max_new_tokens)
+    check_positive_int("batch_size", batch_size)
+    temperature = check_positive("temperature", temperature)
+    encoded = lm._encode_prompts(list(prompts), max_new_tokens)
+    eos = set(lm.eos_token_ids)
+    out: list[str] = []
+    for start in range(0, len(encoded), batch_size):
+        part = encoded[start : start + batch_size]
+        distinct: dict[tuple[int, ...], int] = {}
+        src = [distinct.setdefault(tuple(p), len(distinct)) for p in part]
+        rows = RowBatch(lm.runner, [list(p) for p in distinct], src, max_new_tokens=max_new_tokens)
+        logits = rows.first_logits
+        alive = list(range(len(part)))
+        generated: list[list[int]] = [[] for _ in part]
+        for step in range(max_new_tokens):
+            logp = torch.log_softmax(logits[:, : lm.vocab_size].double() / temperature, dim=-1).cpu().numpy()
+            tokens = [int(t) for t in np.atleast_1d(random.categorical(logp))]
+            keep = []
+            for r, tok in enumerate(tokens):
+                if tok in eos:
+                    continue
+                generated[alive[r]].append(tok)
+                keep.append(r)
+            if step == max_new_tokens - 1 or not keep:
+                break
+            if len(keep) < len(alive):
+                rows.keep(torch.as_tensor(keep))
+                alive = [alive[r] for r in keep]
+                tokens = [tokens[r] for r in keep]
+            logits = rows.step(torch.as_tensor(tokens))
+        out.extend(lm.tokenizer.decode(g, skip_special_tokens=True).strip() for g in generated)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# The DP nearest-neighbour histogram and selection
+# ----------------------------------------------------------------------------------------------
+
+
+def nearest_neighbor_votes(private_embeddings: np.ndarray, population_embeddings: np.ndarray, *, k: int = 1) -> np.ndarray:
+    """Each private document's vote vector over the population (Aug-PE ``dp_nn_histogram``, L2 mode).
+
+    Document i gives weight 1/sqrt(k) to each of its k nearest population samples in L2 distance
+    (ties: the lower index), so every row has L2 norm exactly 1 — the sensitivity of the histogram.
+
+    Args:
+        private_embeddings: float [n, dim], unit rows (n may be 0).
+        population_embeddings: float [N, dim], unit rows, N >= 1.
+        k: neighbours per document, 1 <= k <= N.
+
+    Returns:
+        float64 [n, N].
+
+    Raises:
+        ConfigError: bad shapes or k.
+    """
+    x = np.asarray(private_embeddings, dtype=np.float64)
+    p = np.asarray(population_embeddings, dtype=np.float64)
+    if x.ndim != 2 or p.ndim != 2 or x.shape[1] != p.shape[1] or p.shape[0] < 1:
+        raise ConfigError(f"embeddings must be [n, dim] and [N >= 1, dim]. Found {x.shape} and {p.shape}.")
+    check_positive_int("k", k)
+    if k > p.shape[0]:
+        raise ConfigError(f"`k` (num_nearest_neighbor) must be at most the population size {p.shape[0]}. Found {k}.")
+    # ||x - p||² = |x|² + |p|² - 2 x·p: per row, rank by |p|² - 2 x·p.
+    dist = (p**2).sum(axis=1)[None, :] - 2.0 * (x @ p.T)
+    nearest = np.argsort(dist, axis=1, kind="stable")[:, :k]
+    votes = np.zeros((x.shape[0], p.shape[0]), dtype=np.float64)
+    np.put_along_axis(votes, nearest, 1.0 / math.sqrt(k), axis=1)
+    return votes
+
+
+def select_parents(counts: np.ndarray, size: int, *, mode: str, random: RandomSource) -> np.ndarray:
+    """Parents for the next population from post-processed counts (Aug-PE ``select_syn_mode``).
+
+    Args:
+        counts: float [N], >= 0 (noisy counts after the threshold).
+        size: parents to select, 1 <= size <= N.
+        mode: "rank" (the ``size`` largest counts, ties by index) or "prob" (``size`` draws with
+            replacement ∝ counts; uniform when every count is 0).
+
+    Returns:
+        int64 [size] indices into the population.
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    if mode == "rank":
+        return np.argsort(-c, kind="stable")[:size].astype(np.int64)
+    if mode == "prob":
+        logw = np.where(c > 0, np.log(np.where(c > 0, c, 1.0)), -np.inf) if c.sum() > 0 else np.zeros_like(c)
+        return np.asarray(random.categorical(np.broadcast_to(logw, (size, len(c)))), dtype=np.int64).reshape(-1)
+    raise ConfigError(f"`selection` must be 'rank' or 'prob'. Found {mode!r}.")
+
+
+# ----------------------------------------------------------------------------------------------
+# Configuration, calibration and the build
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AugPECalibration:
+    """Calibrated noise of Aug-PE (rho in zCDP nats).
+
+    Attributes:
+        epsilon, delta, conversion: the target. rho_total: ρ(ε, δ), shrunk by 1e-10.
+        iterations: histograms computed on the private data. sigma: σ of each histogram's noise, in
+            votes (sensitivity 1). rho_iteration = 1/(2σ²); iterations · rho_iteration = rho_total.
+    """
+
+    epsilon: float
+    delta: float
+    conversion: str
+    iterations: int
+    rho_total: float
+    sigma: float
+    rho_iteration: float
+
+    def histogram_event(self, iteration: int, population_size: int | None = None) -> GaussianEvent:
+        return GaussianEvent(
+            name=f"Aug-PE vote histogram (iteration {iteration})", sensitivity=1.0, sigma=self.sigma, dimension=population_size
+        )
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class AugPEConfig(BaseModel):
+    """Parameters of an Aug-PE build (validated on creation).
+
+    Privacy: ``epsilon`` > 0, ``delta`` in (0, 1), ``conversion``. Evolution: ``population_size`` N,
+    ``iterations`` (private histograms), ``L`` (Aug-PE's ``combine_divide_L``: N/L parents are selected,
+    each kept with L − 1 variations), ``num_nearest_neighbor``, ``threshold`` H (counts below H are
+    zeroed), ``selection`` "rank" | "prob". Generation: ``T`` tokens per sample, ``temperature``,
+    ``random_prompt`` (with ``{description}``: ``description``, else the task's), ``variation_prompt``
+    (with ``{document}``). Self-filter as DP-SynRAG. ``seed``: reproducible, NOT for release.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    epsilon: float = Field(gt=0)
+    delta: float = Field(gt=0, lt=1)
+    conversion: Literal["bun-steinke", "cks"] = "bun-steinke"
+    population_size: int = Field(200, ge=1)
+    iterations: int = Field(10, ge=1)
+    L: int = Field(2, ge=1)
+    num_nearest_neighbor: int = Field(1, ge=1)
+    threshold: float = Field(0.0, ge=0)
+    selection: Literal["rank", "prob"] = "rank"
+    T: int = Field(70, ge=1)
+    temperature: float = Field(1.0, gt=0)
+    description: Optional[str] = None
+    random_prompt: str = RANDOM_PROMPT
+    variation_prompt: str = VARIATION_PROMPT
+    self_filter: bool = True
+    filter_prompt: Optional[str] = None
+    task: Optional[str] = None
+    model: Optional[str] = None
+    embedder: Optional[str] = None
+    max_document_tokens: int = Field(256, ge=8)
+    seed: Optional[int] = Field(None, ge=0)
+    batch_size: int = Field(32, ge=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "AugPEConfig":
+        if self.L > self.population_size:
+            raise ValueError(f"`L` must be at most `population_size` ({self.population_size}). Found {self.L}.")
+        smallest = self.population_size if self.iterations == 1 else (self.population_size // self.L) * self.L
+        if self.num_nearest_neighbor > smallest:
+            raise ValueError(
+                f"`num_nearest_neighbor` must be at most the smallest population ({smallest} = population_size, "
+                f"or (population_size // L) * L after a variation step). Found {self.num_nearest_neighbor}."
+            )
+        if "{description}" not in self.random_prompt:
+            raise ValueError("`random_prompt` must contain the placeholder {description}.")
+        if "{document}" not in self.variation_prompt:
+            raise ValueError("`variation_prompt` must contain the placeholder {document}.")
+        if self.filter_prompt is not None and "{document}" not in self.filter_prompt:
+            raise ValueError("`filter_prompt` must contain the placeholder {document}.")
+        return self
+
+    @property
+    def selected_size(self) -> int:
+        """Parents selected per iteration: ⌊N / L⌋."""
+        return self.population_size // self.L
+
+    def calibrate(self) -> AugPECalibration:
+        """σ from (ε, δ): ρ = iterations / (2σ²)."""
+        rho = rho_target(self.epsilon, self.delta, self.conversion, what="Aug-PE")
+        sigma = math.sqrt(self.iterations / (2.0 * rho))
+        cal = AugPECalibration(
+            epsilon=self.epsilon, delta=self.delta, conversion=self.conversion, iterations=self.iterations,
+            rho_total=rho, sigma=sigma, rho_iteration=1.0 / (2.0 * sigma**2),
+        )
+        check_achieved(self.iterations * cal.rho_iteration, epsilon=self.epsilon, delta=self.delta,
+                       conversion=self.conversion, what="Aug-PE")
+        return cal
+
+    def resolved_description(self) -> str:
+        """The public description of the collection: ``description``, else the task's.
+
+        Raises:
+            ConfigError: neither is given.
+        """
+        if self.description:
+            return self.description
+        if self.task:
+            return resolve_task(self.task).description
+        raise ConfigError(
+            "Aug-PE's RANDOM_API needs a public description of the collection: pass a task (e.g. task='medical') "
+            "or a description."
+        )
+
+
+def build_aug_pe(
+    documents: Sequence[Document] | Sequence[str] | str | os.PathLike,
+    out_dir: str | os.PathLike,
+    config: AugPEConfig,
+    *,
+    lm=None,
+    embedder=None,
+    text_field: str = "text",
+    id_field: str | None = None,
+    overwrite: bool = False,
+    progress: bool = False,
+) -> SyntheticCorpus:
+    """Build an Aug-PE synthetic corpus and its RAG index (see the module docstring).
+
+    Args:
+        documents: the private collection (Documents, strings, or a JSONL/CSV/Parquet path).
+        out_dir: the corpus folder to create (must not exist unless ``overwrite``).
+        config: the :class:`AugPEConfig`.
+        lm, embedder: loaded models (else loaded from ``config.model`` / ``config.embedder``); the
+            embedder computes the votes and the index.
+        text_field, id_field: fields of a file input.
+        overwrite: replace an existing folder (only once the new build has succeeded).
+        progress: show progress bars.
+
+    Returns:
+        The :class:`~dpsynrag.corpus.SyntheticCorpus`: one record per distinct selected text (``id``,
+        ``text``, ``noisy_count`` from the last histogram, ``kept``), manifest ``method`` "aug-pe".
+
+    Raises:
+        ConfigError: bad parameters (no description, self-filter without a task). DataError: unusable
+            input. FileExistsError: ``out_dir`` exists and ``overwrite`` is False.
+    """
+    t_start = time.time()
+    if not isinstance(config, AugPEConfig):
+        raise ConfigError(f"`config` must be an AugPEConfig. Found {type(config).__name__}.")
+    writer = CorpusWriter(out_dir, overwrite=overwrite)
+    cal = config.calibrate()
+    description = config.resolved_description()
+    filter_prompt = _resolve_filter_prompt(config)  # type: ignore[arg-type]  # same fields as BuildConfig
+    documents = as_documents(documents, text_field=text_field, id_field=id_field)
+    random = make_random(config.seed)
+    noise = random.child("privacy-noise")
+    public = random.child("public-generation")
+    selection_random = random.child("selection")
+
+    with writer:
+        log.info("dpsynrag %s Aug-PE build: %s", __version__, config.model_dump_json())
+        log.info("calibrated: %s", json.dumps(cal.to_dict()))
+        lm, embedder = load_models(lm, embedder, model=config.model, embedder_spec=config.embedder)
+        timings: dict[str, float] = {"generation_s": 0.0, "histogram_s": 0.0}
+
+        t = time.time()
+        private_emb = embedder.encode([lm.truncate(d.text, config.max_document_tokens) for d in documents], progress=progress)
+        timings["private_embedding_s"] = time.time() - t
+
+        def generate(prompts: list[str]) -> list[str]:
+            t0 = time.time()
+            texts = sample_texts(
+                lm, prompts, max_new_tokens=config.T, temperature=config.temperature, random=public,
+                batch_size=config.batch_size,
+            )
+            timings["generation_s"] += time.time() - t0
+            return texts
+
+        random_prompt = lm.chat_prompt(config.random_prompt.replace("{description}", description))
+        population = generate([random_prompt] * config.population_size)  # RANDOM_API: public, free
+        log.info("Aug-PE: initial population of %d samples", len(population))
+
+        accountant = ZCDPAccountant(rho_budget=cal.rho_total, delta_budget=0.0, name="build")
+        size = config.selected_size
+        for it in range(1, config.iterations + 1):
+            t = time.time()
+            pop_emb = embedder.encode(population)
+            votes = nearest_neighbor_votes(private_emb, pop_emb, k=config.num_nearest_neighbor)
+            noisy = noisy_unit_vector_sum(
+                votes, sigma=cal.sigma, accountant=accountant, random=noise,
+                name=f"Aug-PE vote histogram (iteration {it})",
+            )
+            del votes
+            counts = np.maximum(noisy - config.threshold, 0.0)  # post-processing of the released h_t
+            parents = select_parents(counts, size, mode=config.selection, random=selection_random)
+            timings["histogram_s"] += time.time() - t
+            log.info("Aug-PE iteration %d: histogram released, %d parents selected", it, len(parents))
+            if it == config.iterations:
+                break
+            parent_texts = [population[int(j)] for j in parents]
+            variation_prompts = [
+                lm.chat_prompt(config.variation_prompt.replace("{document}", s)) for s in parent_texts
+            ]
+            if config.L == 1:
+                population = generate(variation_prompts)
+            else:
+                variations = generate([p for p in variation_prompts for _ in range(config.L - 1)])
+                population = parent_texts + variations
+        del private_emb  # private intermediate: never written
+
+        final: list[tuple[str, float]] = []
+        seen: set[str] = set()
+        for j in parents:
+            text = population[int(j)]
+            if text not in seen:
+                seen.add(text)
+                final.append((text, float(noisy[int(j)])))
+        synthetic = [s for s, _ in final]
+
+        t = time.time()
+        kept = self_filter(lm, synthetic, filter_prompt, progress=progress) if filter_prompt else [bool(s.strip()) for s in synthetic]
+        timings["self_filter_s"] = time.time() - t
+        log.info("self-filter kept %d of %d texts", sum(kept), len(kept))
+
+        records = [
+            {"id": i, "text": s, "noisy_count": c, "kept": k} for i, ((s, c), k) in enumerate(zip(final, kept))
+        ]
+        report = make_report(
+            accountant,
+            delta=config.delta,
+            composition=(
+                "zCDP: sequential composition of the Gaussian vote histograms, one per iteration that reads the "
+                "private documents (each document's vote vector has L2 norm 1: sensitivity 1, rho = 1/(2 sigma^2) "
+                "each); the initial population, the selections and the variations are public or post-processing."
+            ),
+            parameters={**cal.to_dict(), "population_size": config.population_size, "L": config.L,
+                        "num_nearest_neighbor": config.num_nearest_neighbor, "threshold": config.threshold,
+                        "selection": config.selection},
+            random=random,
+        )
+        if report.epsilon > config.epsilon * (1 + 1e-9):  # guard: calibration makes this impossible
+            raise ConfigError(f"internal error: spent epsilon {report.epsilon} exceeds the target {config.epsilon}.")
+        log.info("build complete: epsilon=%.4f (tight %.4f), delta=%g", report.epsilon, report.epsilon_tight, config.delta)
+        timings["total_s"] = time.time() - t_start
+        manifest = {
+            "method": "aug-pe",
+            "config": config.model_dump(),
+            "model": {"spec": config.model, "name": lm.name},
+            "embedder": {"spec": config.embedder},
+            "description": description,
+            "filter_prompt": filter_prompt,
+            "max_document_tokens": config.max_document_tokens,
+            "privacy": report.to_dict(),
+            "not_for_release": not random.is_secure,
+            "input_fingerprint": input_fingerprint(documents),
+            "input_fingerprint_note": FINGERPRINT_NOTE,
+            "timings": timings,
+        }
+        return writer.finish(records, manifest, embedder)
