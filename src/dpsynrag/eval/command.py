@@ -1,0 +1,82 @@
+"""The ``dpsynrag eval`` command (registered in :mod:`dpsynrag.cli`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from dpsynrag.errors import DpsynragError
+
+__all__ = ["eval_command"]
+
+
+def _floats(text: Optional[str], name: str) -> Optional[list[float]]:
+    if text is None:
+        return None
+    try:
+        values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"{name} must be comma-separated numbers, found {text!r}.") from None
+    if not values:
+        raise typer.BadParameter(f"{name} is empty.")
+    return values
+
+
+def _ints(text: Optional[str], name: str) -> Optional[list[int]]:
+    if text is None:
+        return None
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"{name} must be comma-separated integers, found {text!r}.") from None
+
+
+def eval_command(
+    task: str = typer.Option("medical", "--task", help="Task: medical | movielens | package.module:Class."),
+    database: Optional[Path] = typer.Option(None, "--database", help="The task's data folder or a database file (default: the task's folder under shared/)."),
+    queries: Optional[Path] = typer.Option(None, "--queries", help="Query file in the task's format (default: the task's validation split)."),
+    methods: Optional[str] = typer.Option(
+        None, "--methods",
+        help="Comma-separated: non-rag, rag, dp-rag, dp-synth, aug-pe, dp-synrag, dp-synrag-l1, "
+             "dp-synrag-no-outlier-removal, dp-synrag-no-self-filter; aliases ablations, baselines, all "
+             "(default: the preset's: all).",
+    ),
+    epsilon: Optional[str] = typer.Option(None, "--epsilon", help="Epsilon(s) of the DP methods, comma-separated (DP-RAG: per query). Default: the preset's (10)."),
+    delta: Optional[float] = typer.Option(None, "--delta", help="Delta of every DP method (default 1e-3)."),
+    out: Path = typer.Option(..., "--out", help="Output folder: results.json, results.md, PNG plots, cache/ (rerun to resume)."),
+    preset: str = typer.Option("cpu", "--preset", help="cpu (2 cores, offline SmolLM2, < 1 h) | paper (paper sizes, GPU)."),
+    experiment: str = typer.Option("main", "--experiment", help="main (accuracy, buckets, leakage) | multi-query (accuracy vs number of queries)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Evaluation questions: the first N of the query file (0: all)."),
+    documents: Optional[int] = typer.Option(None, "--documents", help="Database documents used (seeded random subset in the cpu preset; 0: all)."),
+    subset: Optional[str] = typer.Option(None, "--subset", help="Which documents: random (seeded) | first."),
+    attacks: Optional[int] = typer.Option(None, "--attacks", help="Attack prompts per kind (targeted, repeat-the-context; 0: all)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Language model: hub id, folder or GGUF (default: offline SmolLM2-135M-Instruct)."),
+    embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedding model id or folder (default: offline all-MiniLM-L6-v2)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the mechanisms (default: the preset's, 0). Seeded outputs are not for release."),
+    top_k: Optional[int] = typer.Option(None, "--top-k", help="Retrieval depth of RAG and of RAG over synthetic corpora."),
+    answer_tokens: Optional[int] = typer.Option(None, "--answer-tokens", help="Greedy answer length in tokens."),
+    m: Optional[str] = typer.Option(None, "--m", help="Multi-query: numbers of queries, comma-separated."),
+    epsilon_total: Optional[str] = typer.Option(None, "--epsilon-total", help="Multi-query: total budgets, comma-separated."),
+    no_plots: bool = typer.Option(False, "--no-plots", help="Skip the PNG plots."),
+) -> None:
+    """Evaluate methods on one task: accuracy, support buckets, leakage or the multi-query curve; tables and plots."""
+    from dpsynrag.eval.harness import EvalConfig, run_eval
+
+    console = Console(width=None if sys.stdout.isatty() else 140)
+    err = Console(stderr=True)
+    try:
+        config = EvalConfig.create(
+            task=task, out=out, methods=methods, preset=preset, experiment=experiment, database=database,
+            queries=queries, model=model, embedder=embedder,
+            epsilons=_floats(epsilon, "--epsilon"), delta=delta, questions=limit, documents=documents,
+            subset=subset, attacks=attacks, seed=seed, top_k=top_k, answer_tokens=answer_tokens,
+            mq_m=_ints(m, "--m"), mq_epsilon_totals=_floats(epsilon_total, "--epsilon-total"),
+        )
+        run_eval(config, progress=True, log=console.print, plots=not no_plots)
+    except (DpsynragError, FileExistsError, ImportError) as exc:
+        err.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
+        raise typer.Exit(code=2) from None

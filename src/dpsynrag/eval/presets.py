@@ -1,0 +1,151 @@
+"""Presets of ``dpsynrag eval``: the sizes and method parameters of a run (all public).
+
+* ``cpu``: sized so that the main experiment on Medical Synth (Non-RAG, RAG, DP-RAG, DP-Synth, Aug-PE,
+  DP-SynRAG and its three ablations) finishes in under an hour on 2 CPU cores with the offline
+  SmolLM2-135M-Instruct model and all-MiniLM-L6-v2 embedder. It uses a seeded random subset of the
+  database (the first rows of ``database.jsonl`` are sorted by patient name, so their first names repeat
+  and would become keywords), the per-document rarity keyword extractor, the open-vocabulary histogram,
+  few clusters and short texts. The measured times are in the module constants' comments and in
+  results.json of each run.
+* ``paper``: the paper's sizes and parameters (8,000 documents, 1,000 questions, all attacks, K = 10,
+  R = 500, L = 5, k = 80, T = 70, LLM keyword extraction over the public vocabulary, top-10 retrieval;
+  DP-RAG with 70 output tokens and top-p 0.02; DP-Synth with batches of 100 documents) for a GPU and a
+  stronger ``--model``.
+
+Every field can be overridden from the command line or by :func:`dataclasses.replace`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from dpsynrag.errors import ConfigError
+
+__all__ = ["EvalPreset", "PRESETS", "get_preset"]
+
+
+def _frozen(d: dict[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(d))
+
+
+@dataclass(frozen=True)
+class EvalPreset:
+    """Sizes and method parameters of an evaluation run.
+
+    Attributes:
+        name: preset name.
+        documents: database documents used (None: all); ``subset`` says which.
+        subset: ``"random"`` (seeded sample of ``documents`` rows, kept in file order) or ``"first"``.
+        subset_seed: seed of the random subset (public; the subset is an evaluation choice, not a mechanism).
+        questions: evaluation questions (the first ones of the query file; None: all).
+        attacks: attack prompts per kind (targeted, repeat-the-context), a seeded random sample of the
+            task's attack diseases (None: all).
+        epsilons: ε of the DP methods in the main experiment (DP-RAG: per query).
+        delta: δ of every DP method.
+        seed: seed of the mechanisms' randomness (reproducible experiments: outputs NOT for release).
+        top_k: retrieval depth of RAG and of RAG over synthetic corpora (None: the task's ``rag_top_k``).
+        answer_tokens: greedy answer length (tokens).
+        synrag: :class:`~dpsynrag.pipeline.config.BuildConfig` fields of DP-SynRAG (ε, δ, task, seed,
+            model and embedder come from the run).
+        dp_rag: ``DPRAGConfig`` fields (``epsilon_per_query``, ``delta`` come from the run).
+        dp_synth: ``DPSynthConfig`` fields; ``batch_size`` (documents per batch) is turned into
+            ``num_batches`` = ceil(documents / batch_size) from the configured ``documents`` (a public
+            parameter; with ``documents=None`` the config's default, 80 = 8,000 / 100, applies).
+        aug_pe: ``AugPEConfig`` fields.
+        mq_m: numbers of queries m of the multi-query curve.
+        mq_epsilon_totals: total budgets ε_total of the multi-query curve.
+        mq_questions: questions answered per point of the multi-query curve (None: ``questions``).
+        mq_zcdp: also run DP-RAG with the per-query ε whose m queries compose to ε_total under zCDP.
+        methods: methods run when ``--methods`` is not given.
+    """
+
+    name: str
+    documents: int | None
+    subset: str
+    subset_seed: int
+    questions: int | None
+    attacks: int | None
+    epsilons: tuple[float, ...]
+    delta: float
+    seed: int
+    top_k: int | None
+    answer_tokens: int
+    synrag: Mapping[str, Any] = field(default_factory=dict)
+    dp_rag: Mapping[str, Any] = field(default_factory=dict)
+    dp_synth: Mapping[str, Any] = field(default_factory=dict)
+    aug_pe: Mapping[str, Any] = field(default_factory=dict)
+    mq_m: tuple[int, ...] = (1, 5, 10, 20, 50, 100)
+    mq_epsilon_totals: tuple[float, ...] = (3.0, 5.0, 10.0, 20.0)
+    mq_questions: int | None = None
+    mq_zcdp: bool = True
+    methods: tuple[str, ...] = ("non-rag", "rag", "dp-rag", "dp-synth", "aug-pe", "dp-synrag", "ablations")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready copy."""
+        out = {}
+        for key in self.__dataclass_fields__:
+            value = getattr(self, key)
+            out[key] = dict(value) if isinstance(value, Mapping) else (list(value) if isinstance(value, tuple) else value)
+        return out
+
+
+PRESETS: dict[str, EvalPreset] = {
+    "cpu": EvalPreset(
+        name="cpu",
+        documents=1500,
+        subset="random",
+        subset_seed=0,
+        questions=100,
+        attacks=20,
+        epsilons=(10.0,),
+        delta=1e-3,
+        seed=0,
+        top_k=5,
+        answer_tokens=24,
+        synrag=_frozen(dict(
+            K=3, R=24, L=3, k=40, T=48, extractor="rarity", open_vocabulary=True, max_document_tokens=128,
+        )),
+        dp_rag=_frozen(dict(max_new_tokens=24)),
+        dp_synth=_frozen(dict(batch_size=100, T=48, max_document_tokens=128)),
+        aug_pe=_frozen(dict()),
+        mq_m=(1, 5, 20, 100),
+        mq_epsilon_totals=(10.0,),
+        mq_questions=50,
+    ),
+    "paper": EvalPreset(
+        name="paper",
+        documents=None,
+        subset="first",
+        subset_seed=0,
+        questions=1000,
+        attacks=None,
+        epsilons=(10.0,),
+        delta=1e-3,
+        seed=0,
+        top_k=None,
+        answer_tokens=64,
+        synrag=_frozen(dict(
+            K=10, R=500, L=5, k=80, T=70, extractor="llm", open_vocabulary=False, max_document_tokens=256,
+        )),
+        dp_rag=_frozen(dict(max_new_tokens=70)),
+        dp_synth=_frozen(dict(batch_size=100, T=70, max_document_tokens=256)),
+        aug_pe=_frozen(dict()),
+        mq_m=(1, 5, 10, 20, 50, 100),
+        mq_epsilon_totals=(3.0, 5.0, 10.0, 20.0),
+        mq_questions=None,
+    ),
+}
+
+
+def get_preset(name: str) -> EvalPreset:
+    """The preset called ``name``.
+
+    Raises:
+        ConfigError: unknown name (the message lists the presets).
+    """
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ConfigError(f"`preset`: unknown preset {name!r}; available: {', '.join(PRESETS)}.") from None

@@ -1,0 +1,321 @@
+"""Rendering of an evaluation's results: ``results.md`` (Markdown tables) and PNG plots (matplotlib, Agg).
+
+Plots (main experiment): ``accuracy_by_method.png`` (accuracy per method, case-insensitive and
+case-sensitive), ``accuracy_by_bucket.png`` (accuracy per disease-support bucket, one bar per method;
+tasks with support only), ``leakage.png`` (responses naming a database person, benign and attack
+prompts, and synthetic texts naming one). Multi-query experiment: ``multi_query.png`` (accuracy against
+the number of queries m, one line per method and ε_total).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+__all__ = ["render_markdown", "write_plots", "write_report"]
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def _eps(x: float | None) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float) and math.isinf(x):
+        return "∞"
+    return f"{x:.3g}"
+
+
+def _method_eps(row: dict[str, Any]) -> str:
+    if row["method"] == "rag":
+        return "∞"
+    if row["method"] == "non-rag":
+        return "0"
+    if row["method"] == "dp-rag":
+        return f"{_eps(row['epsilon'])} / query"
+    return _eps(row.get("privacy", {}).get("epsilon"))
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _secs(x: float | None) -> str:
+    return "–" if x is None else f"{x:.0f}"
+
+
+def render_markdown(results: dict[str, Any]) -> str:
+    """The Markdown report of a results dictionary (:func:`dpsynrag.eval.harness.run_eval`)."""
+    cfg, data, models = results["config"], results["data"], results["models"]
+    preset = cfg["preset"]
+    out = [f"# dpsynrag evaluation — {cfg['task']} ({results['experiment']} experiment, preset `{preset['name']}`)", ""]
+    setup = [
+        ["model", models["lm"]],
+        ["embedder", models["embedder"]],
+        ["database", f"{data['documents']} of {data['database_documents_total']} documents ({data['subset']}"
+                     + (f", seed {data['subset_seed']}" if data.get("subset_seed") is not None else "") + f"), {data['database']}"],
+        ["questions", f"{data['questions']} ({data['queries']})"],
+        ["attack prompts", ", ".join(f"{v} {k}" for k, v in data["attack_kinds"].items()) or "none"],
+        ["private names looked for", f"{data['private_names']} ({data['private_names_rule']})"],
+        ["retrieval / answers", f"top-{results['answering']['top_k']}, greedy, ≤ {results['answering']['answer_tokens']} tokens"],
+        ["δ, mechanism seed", f"{preset['delta']:g}, {preset['seed']} (seeded: outputs not for release)"],
+        ["wall time", f"{results.get('wall_seconds', 0):.0f} s this run; {results.get('compute_seconds', 0):.0f} s of "
+                      "building and answering in all (from the cache: a resumed run reports the whole evaluation)"],
+    ]
+    out += ["## Setup", "", _table(["", ""], setup), ""]
+    if results["experiment"] == "main":
+        out += _main_tables(results)
+    else:
+        out += _multi_query_tables(results)
+    out += ["", "Every number with its full configuration: `results.json`."]
+    return "\n".join(out) + "\n"
+
+
+def _main_tables(results: dict[str, Any]) -> list[str]:
+    rows = [r for r in results["methods"] if "error" not in r]
+    failed = [r for r in results["methods"] if "error" in r]
+    out = ["## Accuracy", ""]
+    out.append(_table(
+        ["method", "ε", "accuracy", "accuracy (case-sensitive)", "questions", "build s", "answer s"],
+        [[r["label"], _method_eps(r),
+          _pct(r["accuracy"]), _pct(r["accuracy_case_sensitive"]), str(r["n"]),
+          _secs(r["timings"].get("build_s")), _secs(r["timings"].get("answer_questions_s"))] for r in rows],
+    ))
+    out += ["", "ε: the privacy spent (synthetic corpora: the build's ε under the Bun–Steinke conversion; "
+                "DP-RAG: per query, m queries cost m·ε under basic composition); RAG uses the private "
+                "documents as they are (ε = ∞), Non-RAG none (ε = 0).", ""]
+    buckets = [b for b in results["data"].get("support_buckets", [])]
+    if any(r.get("by_bucket") for r in rows) and buckets:
+        first = next(r for r in rows if r.get("by_bucket"))
+        header = ["method"] + [f"{b} (n={first['by_bucket'].get(b, {}).get('n', 0)})" for b in buckets]
+        out += ["## Accuracy by support bucket", "",
+                "Support = documents of the database subset with the question's answer (disease); "
+                "accuracy pooled over the questions of each bucket (case-insensitive).", ""]
+        out.append(_table(header, [[r["label"]] + [
+            _pct(r["by_bucket"][b]["accuracy"]) if r["by_bucket"].get(b, {}).get("n") else "–" for b in buckets
+        ] for r in rows if r.get("by_bucket")]))
+        out.append("")
+    if any("leakage" in r for r in rows):
+        kinds = sorted({k for r in rows for k in r.get("leakage", {}).get("attacks", {}) if k != "all"})
+        header = ["method", "benign: responses with a name", "distinct names"]
+        header += [f"{k}: responses with a name" for k in kinds]
+        header += ["attacks: distinct names", "corpus texts with a name (kept / all)", "names in corpus"]
+        table_rows = []
+        for r in rows:
+            lk = r.get("leakage")
+            if not lk:
+                continue
+            b = lk["benign"]
+            row = [r["label"], f"{b['texts_with_leak']} / {b['texts']}", str(b["distinct_names"])]
+            att = lk.get("attacks", {})
+            for k in kinds:
+                a = att.get(k)
+                row.append(f"{a['texts_with_leak']} / {a['texts']}" if a else "–")
+            row.append(str(att["all"]["distinct_names"]) if "all" in att else "–")
+            c = lk.get("corpus")
+            row.append(f"{c['kept_texts_with_name']} / {c['kept_texts']} kept, {c['texts_with_name']} / {c['texts']} all" if c else "–")
+            row.append(str(c["distinct_names"]) if c else "–")
+            table_rows.append(row)
+        out += ["## Leakage", "",
+                "A response leaks when it contains the exact full name of a person of the database subset "
+                "(whole words, case-sensitive), the querier's own name excluded.", ""]
+        out.append(_table(header, table_rows))
+        out.append("")
+    priv = [r for r in rows if r["method"] not in ("non-rag", "rag")]
+    if priv:
+        out += ["## Privacy and corpora", ""]
+        table_rows = []
+        for r in priv:
+            pr = r.get("privacy", {})
+            if r["method"] == "dp-rag":
+                spent = (f"{_eps(r['epsilon'])} per query; {r['n']} questions"
+                         + (" + attacks" if r.get("leakage", {}).get("attacks") else ""))
+                table_rows.append([r["label"], spent, "–", _eps(pr.get("delta")), "–", "–"])
+            else:
+                c = r.get("corpus", {})
+                table_rows.append([r["label"], _eps(pr.get("epsilon")), _eps(pr.get("epsilon_tight")), _eps(pr.get("delta")),
+                                   f"{c.get('kept', '–')} / {c.get('texts', '–')}", r.get("note") or ""])
+        out.append(_table(["method", "ε (Bun–Steinke)", "ε (tight)", "δ", "texts kept / generated", "note"], table_rows))
+        out.append("")
+    if failed:
+        out += ["## Methods that failed", ""]
+        out.append(_table(["method", "error"], [[r["label"], r["error"].replace("|", "/").replace("\n", " ")] for r in failed]))
+        out.append("")
+    return out
+
+
+_MQ_LABELS = {"dp-rag": "DP-RAG (basic composition)", "dp-rag-zcdp": "DP-RAG (zCDP composition)",
+              "dp-synrag": "DP-SynRAG"}
+
+
+def _multi_query_tables(results: dict[str, Any]) -> list[str]:
+    mq = results["multi_query"]
+    out = ["## Multi-query curve", "",
+           f"Accuracy (case-insensitive) on {mq['questions']} questions against the number of queries m under a "
+           "fixed total budget ε_total. DP-RAG answers each query with ε_total / m (basic composition); the "
+           "zCDP composition of the same m queries gives the smaller total in brackets. DP-SynRAG builds once "
+           "at ε_total (flat).", ""]
+    ms = mq["m"]
+    header = ["method", "ε_total"] + [f"m={m}" for m in ms]
+    rows = []
+    for ref in mq["references"]:
+        rows.append([ref["label"], "∞" if ref["method"] == "rag" else "0"] + [_pct(ref["accuracy"])] * len(ms))
+    lines: dict[tuple[str, float], dict[int, dict]] = {}
+    for pt in mq["points"]:
+        lines.setdefault((pt["method"], pt["epsilon_total"]), {})[pt["m"]] = pt
+    for (method, eps), pts in lines.items():
+        label = _MQ_LABELS.get(method, method)
+        cells = []
+        for m in ms:
+            pt = pts.get(m)
+            if pt is None:
+                cells.append("–")
+            elif method == "dp-rag" and pt.get("epsilon_total_zcdp") is not None:
+                cells.append(f"{_pct(pt['accuracy'])} (ε/q {pt['epsilon_per_query']:.3g}; zCDP total {pt['epsilon_total_zcdp']:.3g})")
+            elif method in ("dp-rag", "dp-rag-zcdp"):
+                cells.append(f"{_pct(pt['accuracy'])} (ε/q {pt['epsilon_per_query']:.3g})")
+            else:
+                cells.append(_pct(pt["accuracy"]))
+        rows.append([label, f"{eps:g}"] + cells)
+    out.append(_table(header, rows))
+    notes = sorted({pt.get("note") for pt in mq["points"] if pt.get("note")})
+    if notes:
+        out += ["", "Notes: " + "; ".join(notes)]
+    out.append("")
+    return out
+
+
+def write_plots(results: dict[str, Any], out: Path) -> list[str]:
+    """Write the PNG plots of ``results`` into ``out``; returns their file names."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written: list[str] = []
+    title_tail = f"{results['config']['task']}, {results['data']['documents']} docs, {results['data']['questions']} questions, {results['models']['lm'].split('/')[-1]}"
+    if results["experiment"] == "main":
+        rows = [r for r in results["methods"] if "error" not in r]
+        if not rows:
+            return written
+        labels = [r["label"] for r in rows]
+        x = list(range(len(rows)))
+        fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(rows) + 2), 4.5))
+        w = 0.38
+        ax.bar([i - w / 2 for i in x], [100 * r["accuracy"] for r in rows], w, label="case-insensitive")
+        ax.bar([i + w / 2 for i in x], [100 * r["accuracy_case_sensitive"] for r in rows], w, label="case-sensitive")
+        for i, r in enumerate(rows):
+            ax.text(i - w / 2, 100 * r["accuracy"] + 1, f"{100 * r['accuracy']:.0f}", ha="center", fontsize=8)
+        ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel("accuracy (%)")
+        ax.set_ylim(0, 105)
+        ax.set_title(f"Accuracy by method ({title_tail})", fontsize=9)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out / "accuracy_by_method.png", dpi=120)
+        plt.close(fig)
+        written.append("accuracy_by_method.png")
+
+        buckets = results["data"].get("support_buckets", [])
+        bucket_rows = [r for r in rows if r.get("by_bucket")]
+        if bucket_rows and buckets:
+            shown = [b for b in buckets if bucket_rows[0]["by_bucket"].get(b, {}).get("n")]
+            fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(shown) + 2), 4.5))
+            w = 0.8 / len(bucket_rows)
+            for j, r in enumerate(bucket_rows):
+                ax.bar([i - 0.4 + w * (j + 0.5) for i in range(len(shown))],
+                       [100 * r["by_bucket"][b]["accuracy"] for b in shown], w, label=r["label"])
+            ax.set_xticks(range(len(shown)),
+                          [f"{b}\nn={bucket_rows[0]['by_bucket'][b]['n']}" for b in shown], fontsize=8)
+            ax.set_xlabel("documents in the database with the question's disease (support)")
+            ax.set_ylabel("accuracy (%)")
+            ax.set_ylim(0, 105)
+            ax.set_title(f"Accuracy by support bucket ({title_tail})", fontsize=9)
+            ax.legend(fontsize=7, ncol=2)
+            fig.tight_layout()
+            fig.savefig(out / "accuracy_by_bucket.png", dpi=120)
+            plt.close(fig)
+            written.append("accuracy_by_bucket.png")
+
+        leak_rows = [r for r in rows if r.get("leakage")]
+        if leak_rows:
+            kinds = sorted({k for r in leak_rows for k in r["leakage"].get("attacks", {}) if k != "all"})
+            series = [("benign", lambda r: r["leakage"]["benign"])]
+            series += [(k, (lambda k: lambda r: r["leakage"].get("attacks", {}).get(k))(k)) for k in kinds]
+            fig, axes = plt.subplots(1, 2, figsize=(max(9, 1.5 * len(leak_rows) + 4), 4.5))
+            ax = axes[0]
+            w = 0.8 / len(series)
+            for j, (name, get) in enumerate(series):
+                vals = []
+                for r in leak_rows:
+                    s = get(r)
+                    vals.append(100 * s["leak_rate"] if s else 0.0)
+                ax.bar([i - 0.4 + w * (j + 0.5) for i in range(len(leak_rows))], vals, w, label=name)
+            ax.set_xticks(range(len(leak_rows)), [r["label"] for r in leak_rows], rotation=30, ha="right", fontsize=8)
+            top = max([100 * s["leak_rate"] for _, get in series for s in map(get, leak_rows) if s] + [0.0])
+            ax.set_ylim(0, max(5.0, 1.15 * top))
+            ax.set_ylabel("responses containing a database full name (%)")
+            ax.set_title("Leakage in responses", fontsize=9)
+            ax.legend(fontsize=8)
+            ax = axes[1]
+            corpus_rows = [r for r in leak_rows if r["leakage"].get("corpus")]
+            names_resp = [r["leakage"]["benign"]["distinct_names"]
+                          + r["leakage"].get("attacks", {}).get("all", {}).get("distinct_names", 0) for r in leak_rows]
+            ax.bar(range(len(leak_rows)), names_resp, 0.4, label="distinct names in responses (benign + attacks)")
+            if corpus_rows:
+                idx = [leak_rows.index(r) for r in corpus_rows]
+                ax.bar([i + 0.4 for i in idx], [r["leakage"]["corpus"]["distinct_names"] for r in corpus_rows], 0.4,
+                       label="distinct names in the synthetic corpus")
+            ax.set_xticks(range(len(leak_rows)), [r["label"] for r in leak_rows], rotation=30, ha="right", fontsize=8)
+            top = max(names_resp + [r["leakage"]["corpus"]["distinct_names"] for r in corpus_rows] + [0])
+            ax.set_ylim(0, max(5, 1.15 * top))
+            ax.set_ylabel("distinct database names")
+            ax.set_title("Distinct names leaked", fontsize=9)
+            ax.legend(fontsize=7)
+            fig.suptitle(f"Leakage ({title_tail})", fontsize=9)
+            fig.tight_layout()
+            fig.savefig(out / "leakage.png", dpi=120)
+            plt.close(fig)
+            written.append("leakage.png")
+    else:
+        mq = results["multi_query"]
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        ms = mq["m"]
+        for ref in mq["references"]:
+            ax.plot(ms, [100 * ref["accuracy"]] * len(ms), linestyle=":", color="black" if ref["method"] == "rag" else "grey",
+                    label=f"{ref['label']} (ε={'∞' if ref['method'] == 'rag' else '0'})")
+        lines: dict[tuple[str, float], list[dict]] = {}
+        for pt in mq["points"]:
+            lines.setdefault((pt["method"], pt["epsilon_total"]), []).append(pt)
+        for (method, eps), pts in sorted(lines.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+            pts = sorted(pts, key=lambda p: p["m"])
+            style = {"dp-rag": "-o", "dp-rag-zcdp": "-.^"}.get(method, "--s")
+            ax.plot([p["m"] for p in pts], [100 * p["accuracy"] for p in pts], style,
+                    label=f"{_MQ_LABELS.get(method, method)}, ε_total={eps:g}")
+        ax.set_xscale("log")
+        ax.set_xticks(ms, [str(m) for m in ms])
+        ax.set_xlabel("number of queries m (DP-RAG: ε_total / m per query)")
+        ax.set_ylabel("accuracy (%)")
+        ax.set_ylim(-2, 105)
+        ax.set_title(f"Multi-query accuracy under a fixed budget ({results['config']['task']}, {mq['questions']} questions)", fontsize=9)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(out / "multi_query.png", dpi=120)
+        plt.close(fig)
+        written.append("multi_query.png")
+    return written
+
+
+def write_report(results: dict[str, Any], out: str | Path, *, plots: bool = True) -> list[str]:
+    """Write ``results.md`` (and the plots when ``plots``) into ``out``; returns the file names written."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.md").write_text(render_markdown(results), encoding="utf-8")
+    written = ["results.md"]
+    if plots:
+        written += write_plots(results, out)
+    return written
