@@ -222,7 +222,7 @@ def build_corpus(
             temperature=cal.temperature,
             max_new_tokens=cal.T,
             random=sampling,
-            public_prompt=config.public_prompt,
+            public_prompt=lm.chat_prompt(config.public_prompt) if config.public_prompt else None,
             public_weight=config.public_weight,
             memory_budget_gb=config.memory_budget_gb,
         )

@@ -20,7 +20,8 @@ class BuildConfig(BaseModel):
     the public word list (``vocabulary_size`` words) to the thresholded sparse histogram, whose δ term
     is ``open_vocabulary_delta`` (default δ/10); ``match_text`` matches keywords against the text.
 
-    Stage 2 (§2): ``T`` tokens per text, ``temperature`` τ, optional public prompt with weight ω.
+    Stage 2 (§2): ``T`` tokens per text, ``temperature`` τ, optional public prompt (plain text, rendered
+    with the model's chat template; it holds no private data) with weight ω = ``public_weight``.
     Self-filtering uses ``filter_prompt`` (a template with ``{document}``) when ``self_filter``.
     """
 
