@@ -125,4 +125,6 @@ def test_multi_query_experiment(first_run, offline_lm, offline_embedder):
     assert [r["method"] for r in mq["references"]] == ["rag"]
     # the DP-SynRAG corpus of the main experiment is reused (same configuration): no new build
     assert not any(w.startswith("build") for w in results["new_work"])
-    assert (out / "multi_query.png").is_file() and "## Multi-query curve" in (out / "results.md").read_text()
+    assert (out / "multi_query.png").is_file() and "## Multi-query curve" in (out / "results-multi-query.md").read_text()
+    assert json.loads((out / "results-multi-query.json").read_text())["multi_query"]["m"] == [1, 2]
+    assert "## Leakage" in (out / "results.md").read_text()  # the main experiment's report is kept

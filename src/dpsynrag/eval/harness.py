@@ -5,7 +5,9 @@ subset, questions, language model, embedder and scoring (EVALUATION.md), and wri
 
 * ``results.json`` — every number with its full configuration (task, data paths, subset sizes, model and
   embedder names, ε, δ, seeds, method parameters, wall times);
-* ``results.md`` — the tables; ``*.png`` — the plots (:mod:`dpsynrag.eval.report`);
+* ``results.md`` — the tables; ``*.png`` — the plots (:mod:`dpsynrag.eval.report`); the multi-query
+  experiment writes ``results-multi-query.json`` / ``.md`` and ``multi_query.png`` instead, so both
+  experiments can share one ``out`` folder and its cache;
 * ``cache/`` — what each method computed, keyed by its configuration: ``cache/corpora/<method>-<key>/``
   (built synthetic corpora) and ``cache/answers/<method>-<key>.jsonl`` (one line per answered question).
   Answers are appended in chunks as they are produced, corpora are written atomically, so an interrupted
@@ -549,14 +551,12 @@ class MethodSpec:
     Attributes:
         method: method name (:data:`METHODS`).
         epsilon: its ε (DP-RAG: per query; None for Non-RAG and RAG).
-        params: the method's own parameters.
-        build_split: the budget split actually used by a DP-SynRAG build ("paper" or "fractions").
+        params: the method's own parameters (ε, δ, seed, task and models are added from the run).
     """
 
     method: str
     epsilon: float | None
     params: dict[str, Any]
-    tag: str = ""
 
     @property
     def label(self) -> str:
@@ -1002,7 +1002,8 @@ def run_eval(
         plots: write the PNG plots.
 
     Returns:
-        The results dictionary (also written to ``out/results.json``); ``results["new_work"]`` lists
+        The results dictionary (also written to ``out/results.json``, or ``out/results-multi-query.json``);
+        ``results["new_work"]`` lists
         what this call computed (empty when everything came from the cache).
 
     Raises:
@@ -1029,7 +1030,8 @@ def run_eval(
         "answering": {**h.answering, "decoding": "greedy"},
         "methods": [],
     }
-    results_path = out / "results.json"
+    stem = "results" if config.experiment == "main" else f"results-{config.experiment}"
+    results_path = out / f"{stem}.json"
     log(f"{data.task.name}: {len(data.documents)} documents ({data.info['subset']}), {len(data.queries)} questions, "
         f"{len(data.attacks)} attack prompts, {len(data.matcher)} private names; model {h.common['model']}, "
         f"embedder {h.common['embedder']}")
@@ -1063,9 +1065,9 @@ def run_eval(
     results["compute_seconds"] = _compute_seconds(results)
     from dpsynrag.eval.report import write_report
 
-    results["outputs"] = write_report(results, out, plots=plots)
+    results["outputs"] = write_report(results, out, plots=plots, name=stem)
     _write_json(results_path, results)
-    log(f"wrote {results_path}, {out / 'results.md'} and {len(results['outputs']) - 1} plot(s); "
+    log(f"wrote {results_path}, {out / (stem + '.md')} and {len(results['outputs']) - 1} plot(s); "
         f"wall time {results['wall_seconds']:.0f} s")
     return results
 

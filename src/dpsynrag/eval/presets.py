@@ -1,12 +1,16 @@
 """Presets of ``dpsynrag eval``: the sizes and method parameters of a run (all public).
 
 * ``cpu``: sized so that the main experiment on Medical Synth (Non-RAG, RAG, DP-RAG, DP-Synth, Aug-PE,
-  DP-SynRAG and its three ablations) finishes in under an hour on 2 CPU cores with the offline
-  SmolLM2-135M-Instruct model and all-MiniLM-L6-v2 embedder. It uses a seeded random subset of the
-  database (the first rows of ``database.jsonl`` are sorted by patient name, so their first names repeat
-  and would become keywords), the per-document rarity keyword extractor, the open-vocabulary histogram,
-  few clusters and short texts. The measured times are in the module constants' comments and in
-  results.json of each run.
+  DP-SynRAG and its three ablations) finishes within an hour on 2 CPU cores with the offline
+  SmolLM2-135M-Instruct model and all-MiniLM-L6-v2 embedder: a seeded random subset of 1,000 database
+  documents (the first rows of ``database.jsonl`` are sorted by patient name, so their first names repeat
+  and would become keywords; at 1,000 documents about 50 keywords clear the open-vocabulary threshold,
+  mostly disease names), the first 100 validation questions, 10 + 10 attack prompts, top-5 retrieval,
+  24-token answers; DP-SynRAG with the rarity keyword extractor, K = 3, open vocabulary, R = 24, L = 3,
+  k = 30, T = 48; DP-RAG with 24 answer tokens (top-p 0.02); DP-Synth with 10 batches of 100 and T = 32;
+  Aug-PE with a population of 48, 3 iterations, T = 32. Multi-query: m in {1, 2, 5, 10} at
+  ε_total = 10 on 50 questions (smaller per-query budgets make DP-RAG's private threshold retrieve
+  hundreds of documents per query, too slow for a CPU). Measured times: results.json of each run.
 * ``paper``: the paper's sizes and parameters (8,000 documents, 1,000 questions, all attacks, K = 10,
   R = 500, L = 5, k = 80, T = 70, LLM keyword extraction over the public vocabulary, top-10 retrieval;
   DP-RAG with 70 output tokens and top-p 0.02; DP-Synth with batches of 100 documents) for a GPU and a
@@ -94,23 +98,23 @@ class EvalPreset:
 PRESETS: dict[str, EvalPreset] = {
     "cpu": EvalPreset(
         name="cpu",
-        documents=1500,
+        documents=1000,
         subset="random",
         subset_seed=0,
         questions=100,
-        attacks=20,
+        attacks=10,
         epsilons=(10.0,),
         delta=1e-3,
         seed=0,
         top_k=5,
         answer_tokens=24,
         synrag=_frozen(dict(
-            K=3, R=24, L=3, k=40, T=48, extractor="rarity", open_vocabulary=True, max_document_tokens=128,
+            K=3, R=24, L=3, k=30, T=48, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
         )),
-        dp_rag=_frozen(dict(max_new_tokens=24)),
-        dp_synth=_frozen(dict(batch_size=100, T=48, max_document_tokens=128)),
-        aug_pe=_frozen(dict()),
-        mq_m=(1, 5, 20, 100),
+        dp_rag=_frozen(dict(max_new_tokens=24, max_document_tokens=96)),
+        dp_synth=_frozen(dict(batch_size=100, T=32, max_document_tokens=96)),
+        aug_pe=_frozen(dict(population_size=48, iterations=3, L=2, T=32, max_document_tokens=96)),
+        mq_m=(1, 2, 5, 10),
         mq_epsilon_totals=(10.0,),
         mq_questions=50,
     ),
@@ -131,7 +135,7 @@ PRESETS: dict[str, EvalPreset] = {
         )),
         dp_rag=_frozen(dict(max_new_tokens=70)),
         dp_synth=_frozen(dict(batch_size=100, T=70, max_document_tokens=256)),
-        aug_pe=_frozen(dict()),
+        aug_pe=_frozen(dict(population_size=200, iterations=10, L=2, T=70, max_document_tokens=256)),
         mq_m=(1, 5, 10, 20, 50, 100),
         mq_epsilon_totals=(3.0, 5.0, 10.0, 20.0),
         mq_questions=None,

@@ -48,7 +48,7 @@ def _secs(x: float | None) -> str:
     return "–" if x is None else f"{x:.0f}"
 
 
-def render_markdown(results: dict[str, Any]) -> str:
+def render_markdown(results: dict[str, Any], *, json_name: str = "results.json") -> str:
     """The Markdown report of a results dictionary (:func:`dpsynrag.eval.harness.run_eval`)."""
     cfg, data, models = results["config"], results["data"], results["models"]
     preset = cfg["preset"]
@@ -71,7 +71,7 @@ def render_markdown(results: dict[str, Any]) -> str:
         out += _main_tables(results)
     else:
         out += _multi_query_tables(results)
-    out += ["", "Every number with its full configuration: `results.json`."]
+    out += ["", f"Every number with its full configuration: `{json_name}`."]
     return "\n".join(out) + "\n"
 
 
@@ -310,12 +310,12 @@ def write_plots(results: dict[str, Any], out: Path) -> list[str]:
     return written
 
 
-def write_report(results: dict[str, Any], out: str | Path, *, plots: bool = True) -> list[str]:
-    """Write ``results.md`` (and the plots when ``plots``) into ``out``; returns the file names written."""
+def write_report(results: dict[str, Any], out: str | Path, *, plots: bool = True, name: str = "results") -> list[str]:
+    """Write ``{name}.md`` (and the plots when ``plots``) into ``out``; returns the file names written."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "results.md").write_text(render_markdown(results), encoding="utf-8")
-    written = ["results.md"]
+    (out / f"{name}.md").write_text(render_markdown(results, json_name=f"{name}.json"), encoding="utf-8")
+    written = [f"{name}.md"]
     if plots:
         written += write_plots(results, out)
     return written
