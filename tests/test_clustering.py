@@ -32,6 +32,13 @@ def test_soft_cluster_text_matching():
     assert clusters == [[0], [1]]
 
 
+def test_soft_cluster_text_matching_ignores_edge_punctuation():
+    # a trailing apostrophe or hyphen is not part of the word; inner ones are
+    texts = ["the patients' rash", "covid-19 and asthma-", "a well-known cough"]
+    clusters = soft_cluster([(), (), ()], ["patients", "covid", "asthma", "well", "cough"], L=5, texts=texts)
+    assert clusters == [[0], [1], [1], [], [2]]
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     st.lists(st.lists(st.sampled_from(list("abcdefgh")), max_size=6, unique=True), min_size=1, max_size=40),

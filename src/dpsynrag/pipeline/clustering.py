@@ -7,12 +7,12 @@ already-released keyword list W. This is what overlapping parallel composition n
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from dpsynrag.errors import ConfigError
+from dpsynrag.pipeline.keywords import WORD_PATTERN
 
 
 def top_keywords(noisy_counts: Mapping[str, float] | tuple[Sequence[str], np.ndarray], R: int) -> list[tuple[str, float]]:
@@ -67,7 +67,7 @@ def soft_cluster(
     if texts is not None:
         if len(texts) != len(doc_keywords):
             raise ConfigError(f"`texts` ({len(texts)}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
-        words_of = [set(re.findall(r"[a-z][a-z'\-]*", t.lower())) for t in texts]
+        words_of = [set(WORD_PATTERN.findall(t.lower())) for t in texts]
     else:
         words_of = [set(k) for k in doc_keywords]
     index: dict[str, list[int]] = {}

@@ -26,7 +26,8 @@ KEYWORD_PROMPT = (
     "content.\nDocument: {document}"
 )
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]")
+# A word: letters, with inner apostrophes or hyphens ("don't", "covid-19" gives "covid").
+WORD_PATTERN = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]")
 
 
 @lru_cache(maxsize=1)
@@ -41,7 +42,7 @@ def candidate_words(text: str) -> list[str]:
     """Lower-cased alphabetic words of ``text`` (length >= 3, not stop words), in order of appearance."""
     stops = stop_words()
     out = []
-    for match in _WORD.finditer(text):
+    for match in WORD_PATTERN.finditer(text):
         word = match.group(0).lower().strip("'-")
         if len(word) >= 3 and word not in stops and word.isalpha():
             out.append(word)
