@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import math
 
 import numpy as np
@@ -135,10 +136,26 @@ def test_build_writes_one_text_per_batch_and_its_privacy_report(tmp_path, tiny_l
     assert p["epsilon"] <= 4.0 and p["epsilon_tight"] < p["epsilon"] and p["delta"] == 1e-3
     assert "parallel composition" in p["composition"]
     assert m["not_for_release"] is True and p["secure_randomness"] is False
-    assert m["input_fingerprint"]["documents"] == len(DOCS) and m["input_fingerprint_note"]
+    # owner-only facts (exact document count, input hash, wall times) stay out of the publishable folder
+    assert "input_fingerprint" not in m and "timings" not in m
+    owner = json.loads((tmp_path / "c.owner.json").read_text())
+    assert owner["input_fingerprint"]["documents"] == len(DOCS) and "NOT covered" in owner["note"]
+    assert owner["timings"]["total_s"] >= owner["timings"]["private_prediction_s"] >= 0
+    assert not re.search(r"\d\d:\d\d:\d\d", (tmp_path / "c" / "build.log").read_text())  # no timestamps
     assert SyntheticCorpus.load(tmp_path / "c").privacy_report.rho_total == pytest.approx(p["rho_total"])
     blob = "\n".join(f.read_text() for f in (tmp_path / "c").iterdir() if f.suffix in (".jsonl", ".json"))
     assert not any(d in blob for d in DOCS)
+
+
+def test_build_calibrated_with_the_tight_conversion_meets_its_target(tmp_path, tiny_lm):
+    # CKS calibration spends more rho than Bun-Steinke allows at the same epsilon: the final guard must
+    # check the epsilon of the conversion the build was calibrated with.
+    cfg = DPSynthConfig(epsilon=4.0, delta=1e-3, num_batches=2, T=3, self_filter=False, max_document_tokens=16,
+                        seed=3, conversion="cks")
+    build_dp_synth(DOCS, tmp_path / "c", cfg, lm=tiny_lm, embedder=HashEmbedder())
+    p = json.loads((tmp_path / "c" / "manifest.json").read_text())["privacy"]
+    assert p["epsilon_tight"] == pytest.approx(4.0, rel=1e-6) and p["epsilon_tight"] <= 4.0
+    assert p["epsilon"] > 4.0  # the same rho under Bun-Steinke: why the guard must follow the conversion
 
 
 def test_more_batches_than_documents_still_gives_num_batches_texts(tmp_path, tiny_lm):

@@ -32,6 +32,10 @@ def test_build_query_report(tmp_path, slice_file, offline_lm, offline_embedder):
     assert "Privacy report" in result.output and "built" in result.output
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["privacy"]["epsilon"] <= 10 and manifest["num_texts"] == 3
+    owner = tmp_path / "corpus.owner.json"  # owner-only facts beside the folder, never inside it
+    assert "corpus.owner.json" in result.output.replace("\n", "")
+    assert json.loads(owner.read_text())["input_fingerprint"]["documents"] == 80
+    assert "input_fingerprint" not in manifest and "timings" not in manifest
 
     result = runner.invoke(app, ["report", str(out), "--json"])
     assert result.exit_code == 0

@@ -195,6 +195,9 @@ def build(
         f"[bold green]built[/] {out}: {m['num_kept']} of {m['num_texts']} synthetic texts kept; "
         f"epsilon={corpus.privacy_report.epsilon:.4f} (tight {corpus.privacy_report.epsilon_tight:.4f}), delta={delta:g}."
     )
+    from dpsynrag.corpus import owner_audit_path
+
+    console.print(f"owner-only audit record (input fingerprint, wall times; not DP, never publish): {owner_audit_path(out)}")
 
 
 def _pydantic_message(exc) -> str:

@@ -2,11 +2,16 @@
 
 Folder layout (written by :func:`dpsynrag.pipeline.build.build_corpus`):
 
-    manifest.json   parameters, model ids, privacy report, input fingerprint (owner-only), timings
+    manifest.json   parameters, model ids, privacy report, released counts
     texts.jsonl     one record per cluster: id, keyword, noisy_count, text, kept (self-filter)
     index.faiss     inner-product index over the kept texts' embeddings
     index_ids.json  the record ids of the index rows
-    build.log       stage log (parameters and released counts only)
+    build.log       stage log (parameters and released counts only; no timestamps)
+
+Everything in the folder is DP output or public. What only the data owner may see — the input
+fingerprint (exact document count and hash) and the stage wall times (they depend on the number and
+lengths of the documents and on cluster sizes) — goes to ``NAME.owner.json`` *beside* the folder
+(:func:`owner_audit_path`), so that publishing the folder publishes nothing else.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import logging
 import os
 import platform
 import shutil
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,7 +31,7 @@ import numpy as np
 
 from dpsynrag import __version__
 from dpsynrag.data.io import Document
-from dpsynrag.errors import CorpusError
+from dpsynrag.errors import ConfigError, CorpusError
 from dpsynrag.privacy.report import PrivacyReport
 from dpsynrag.rag import DEFAULT_SYSTEM_PROMPT, Answer, RAGAnswerer, VectorIndex
 
@@ -35,15 +41,23 @@ INDEX = "index.faiss"
 INDEX_IDS = "index_ids.json"
 LOG = "build.log"
 FORMAT_VERSION = 1
-FINGERPRINT_NOTE = (
-    "The document count and input hash identify the private input exactly and are NOT covered by the DP "
-    "guarantee. Keep them for your audit trail; remove this field before publishing the corpus."
+OWNER_NOTE = (
+    "OWNER-ONLY, NOT covered by the DP guarantee: the document count and input hash identify the private "
+    "input exactly, and the wall times depend on the number and lengths of the documents and on cluster "
+    "sizes. Keep this file for your audit trail; never publish it with the corpus folder."
 )
+
+
+def owner_audit_path(corpus_dir: str | os.PathLike) -> Path:
+    """``DIR.owner.json`` beside the corpus folder ``DIR``: the owner-only audit record of a build
+    (input fingerprint, wall times; see :data:`OWNER_NOTE`)."""
+    d = Path(corpus_dir)
+    return d.parent / f"{d.name}.owner.json"
 
 
 def input_fingerprint(documents: Sequence[Document]) -> dict:
     """Document count and SHA-256 over (id, text) pairs: lets the data owner check which input a
-    corpus was built from. Not covered by the DP guarantee (see :data:`FINGERPRINT_NOTE`)."""
+    corpus was built from. Not covered by the DP guarantee (see :data:`OWNER_NOTE`)."""
     h = hashlib.sha256()
     for d in documents:
         h.update(d.id.encode("utf-8") + b"\x00" + d.text.encode("utf-8") + b"\x01")
@@ -56,7 +70,8 @@ class CorpusWriter:
     Everything goes to a hidden ``.NAME.partial-PID`` folder beside ``out_dir``; :meth:`finish` renames
     it into place. Leaving the ``with`` block by an exception deletes the partial folder, so a failed
     build never leaves a folder that looks complete. While open, the ``dpsynrag`` logger also writes to
-    ``build.log`` in the folder: log only public parameters and released values there.
+    ``build.log`` in the folder (without timestamps: wall times are not DP): log only public parameters
+    and released values there.
 
     Args:
         out_dir: the corpus folder.
@@ -78,7 +93,7 @@ class CorpusWriter:
             shutil.rmtree(self.partial)
         self.partial.mkdir(parents=True)
         self._handler = logging.FileHandler(self.partial / LOG, encoding="utf-8")
-        self._handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+        self._handler.setFormatter(logging.Formatter("%(levelname)s %(name)s %(message)s"))
         logger = logging.getLogger("dpsynrag")
         logger.addHandler(self._handler)
         logger.setLevel(logging.INFO)
@@ -132,6 +147,75 @@ class CorpusWriter:
             shutil.rmtree(self.out)
         self.partial.rename(self.out)
         return SyntheticCorpus.load(self.out)
+
+    def finish_build(
+        self,
+        records: Sequence[dict],
+        *,
+        method: str,
+        config,
+        report: PrivacyReport,
+        lm,
+        embedder,
+        documents: Sequence[Document],
+        secure: bool,
+        timings: dict[str, float],
+        t_start: float,
+        **fields,
+    ) -> "SyntheticCorpus":
+        """The end of every corpus-building method: the budget guard, the common manifest, :meth:`finish`,
+        and the owner-only audit record (:func:`owner_audit_path`: input fingerprint, wall times).
+
+        Args:
+            records: as in :meth:`finish` (released values only).
+            method: the method name recorded in the manifest ("dp-synrag", "dp-synth", "aug-pe").
+            config: the method's pydantic config (fields ``epsilon``, ``delta``, ``conversion``, ``model``,
+                ``embedder``, ``max_document_tokens``).
+            report: the build's privacy report.
+            lm, embedder: the models used (their names go in the manifest).
+            documents: the private input (only its owner-only fingerprint is recorded).
+            secure: whether the randomness was cryptographically secure (False: the manifest is marked
+                ``not_for_release``).
+            timings: stage wall times in seconds; ``total_s`` is added from ``t_start``.
+            fields: method-specific manifest fields (prompts, vocabulary, ...).
+
+        Raises:
+            ConfigError: the report's ε under the config's conversion (Bun–Steinke or CKS) exceeds
+                ``config.epsilon`` (an internal calibration error: the calibration makes it impossible; the
+                partial folder is discarded).
+        """
+        spent = report.epsilon_tight if config.conversion == "cks" else report.epsilon
+        if spent > config.epsilon * (1 + 1e-9):
+            raise ConfigError(
+                f"internal error: spent epsilon {spent} ({config.conversion} conversion) exceeds the target {config.epsilon}."
+            )
+        logging.getLogger("dpsynrag").info(
+            "build complete: epsilon=%.4f (tight %.4f), delta=%g", report.epsilon, report.epsilon_tight, config.delta
+        )
+        timings["total_s"] = time.time() - t_start
+        manifest = {
+            "method": method,
+            "config": config.model_dump(),
+            "model": {"spec": config.model, "name": lm.name},
+            "embedder": {"spec": config.embedder},
+            **fields,
+            "max_document_tokens": config.max_document_tokens,
+            "privacy": report.to_dict(),
+            "not_for_release": not secure,
+        }
+        audit = owner_audit_path(self.out)
+        audit_partial = audit.parent / f".{audit.name}.partial-{os.getpid()}"
+        audit_partial.write_text(json.dumps(
+            {"note": OWNER_NOTE, "corpus": self.out.name, "input_fingerprint": input_fingerprint(documents),
+             "timings": timings}, indent=2,
+        ))
+        try:
+            corpus = self.finish(records, manifest, embedder)
+        except BaseException:
+            audit_partial.unlink(missing_ok=True)
+            raise
+        audit_partial.replace(audit)
+        return corpus
 
 
 class SyntheticCorpus:

@@ -44,10 +44,8 @@ from dpsynrag.baselines._common import (
     rho_target,
 )
 from dpsynrag.corpus import (
-    FINGERPRINT_NOTE,
     CorpusWriter,
     SyntheticCorpus,
-    input_fingerprint,
 )
 from dpsynrag.data.io import Document
 from dpsynrag.errors import ConfigError
@@ -257,22 +255,8 @@ def build_dp_synth(
             parameters=cal.to_dict(),
             random=random,
         )
-        if report.epsilon > config.epsilon * (1 + 1e-9):  # guard: calibration makes this impossible
-            raise ConfigError(f"internal error: spent epsilon {report.epsilon} exceeds the target {config.epsilon}.")
-        log.info("build complete: epsilon=%.4f (tight %.4f), delta=%g", report.epsilon, report.epsilon_tight, config.delta)
-        timings["total_s"] = time.time() - t_start
-        manifest = {
-            "method": "dp-synth",
-            "config": config.model_dump(),
-            "model": {"spec": config.model, "name": lm.name},
-            "embedder": {"spec": config.embedder},
-            "prompt": REPHRASE_PROMPT,
-            "filter_prompt": filter_prompt,
-            "max_document_tokens": config.max_document_tokens,
-            "privacy": report.to_dict(),
-            "not_for_release": not random.is_secure,
-            "input_fingerprint": input_fingerprint(documents),
-            "input_fingerprint_note": FINGERPRINT_NOTE,
-            "timings": timings,
-        }
-        return writer.finish(records, manifest, embedder)
+        return writer.finish_build(
+            records, method="dp-synth", config=config, report=report, lm=lm, embedder=embedder,
+            documents=documents, secure=random.is_secure, timings=timings, t_start=t_start,
+            prompt=REPHRASE_PROMPT, filter_prompt=filter_prompt,
+        )

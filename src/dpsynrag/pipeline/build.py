@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dpsynrag import __version__
-from dpsynrag.corpus import FINGERPRINT_NOTE, CorpusWriter, SyntheticCorpus, input_fingerprint
+from dpsynrag.corpus import CorpusWriter, SyntheticCorpus
 from dpsynrag.data.io import Document, load_documents
 from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_fingerprint, vocabulary_source
 from dpsynrag.errors import ConfigError, DataError
@@ -249,24 +249,11 @@ def build_corpus(
             secure_randomness=random.is_secure,
             notes=[] if random.is_secure else ["seeded randomness: reproducible output, NOT FOR RELEASE"],
         )
-        if report.epsilon > config.epsilon * (1 + 1e-9):  # guard: calibration makes this impossible
-            raise ConfigError(f"internal error: spent epsilon {report.epsilon} exceeds the target {config.epsilon}.")
-        log.info("build complete: epsilon=%.4f (tight %.4f), delta=%g", report.epsilon, report.epsilon_tight, config.delta)
-        timings["total_s"] = time.time() - t_start
-        manifest = {
-            "method": "dp-synrag",
-            "config": config.model_dump(),
-            "model": {"spec": config.model, "name": lm.name},
-            "embedder": {"spec": config.embedder},
-            "vocabulary": None
+        return writer.finish_build(
+            records, method="dp-synrag", config=config, report=report, lm=lm, embedder=embedder,
+            documents=documents, secure=random.is_secure, timings=timings, t_start=t_start,
+            vocabulary=None
             if vocabulary is None
             else {"source": vocabulary_source(), "size": len(vocabulary), "sha256": vocabulary_fingerprint(vocabulary)},
-            "filter_prompt": filter_prompt,
-            "max_document_tokens": config.max_document_tokens,
-            "privacy": report.to_dict(),
-            "not_for_release": not random.is_secure,
-            "input_fingerprint": input_fingerprint(documents),
-            "input_fingerprint_note": FINGERPRINT_NOTE,
-            "timings": timings,
-        }
-        return writer.finish(records, manifest, embedder)
+            filter_prompt=filter_prompt,
+        )
