@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -148,6 +149,13 @@ def test_csv_errors(tmp_path):
     path.write_text("id,text\n", encoding="utf-8")
     with pytest.raises(DataError, match="no documents"):
         load_documents(path)
+    # an unclosed quote must not merge the following rows (other privacy units) into one document
+    path.write_text('id,text\n1,first\n2,"second private\n3,third private\n4,fourth\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"line 3: a quoted field .* never closed"):
+        load_documents(path)
+    path.write_text('id,text\n1,"a"b\n', encoding="utf-8")  # text after a closing quote
+    with pytest.raises(DataError, match=r"line 2: malformed CSV"):
+        load_documents(path)
 
 
 def test_parquet_round_trip_and_errors(tmp_path):
@@ -192,3 +200,18 @@ def test_write_jsonl_atomic_failure_keeps_old_file(tmp_path):
     assert os.listdir(tmp_path) == ["out.jsonl"]
     with pytest.raises(TypeError, match=r"`records`\[0\] must be a mapping"):
         write_jsonl_atomic(path, ["text"])
+
+
+def test_repeated_texts_are_warned_about(tmp_path):
+    from dpsynrag.data.io import as_documents
+
+    with pytest.warns(UserWarning, match=r"^2 document\(s\) repeat the exact text"):
+        docs = as_documents(["a note", "another", "a note", "a note"])
+    assert [d.id for d in docs] == ["0", "1", "2", "3"]  # kept: the warning only informs the owner
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"text": "x"}\n{"text": "y"}\n{"text": "x"}\n', encoding="utf-8")
+    with pytest.warns(UserWarning, match=r"^1 document\(s\) repeat"):
+        as_documents(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(as_documents(["a", "b"])) == 2

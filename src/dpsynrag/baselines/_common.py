@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from collections.abc import Sequence
 from typing import Any
 
-from dpsynrag.data.io import Document, load_documents
-from dpsynrag.errors import ConfigError, DataError, InfeasibleBudgetError
+from dpsynrag.data.io import as_documents  # noqa: F401  (re-exported for the baselines)
+from dpsynrag.errors import ConfigError, InfeasibleBudgetError
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.conversions import epsilon_from_rho, rho_from_epsilon
 from dpsynrag.privacy.report import PrivacyReport
@@ -27,37 +26,6 @@ SAFETY = 1e-10
 BUDGET_RTOL = 1e-9
 
 NOT_FOR_RELEASE_NOTE = "seeded randomness: reproducible output, NOT FOR RELEASE"
-
-
-def as_documents(
-    documents: Sequence[Document] | Sequence[str] | str | os.PathLike,
-    *,
-    text_field: str = "text",
-    id_field: str | None = None,
-) -> list[Document]:
-    """The private collection as a list of :class:`Document` (a file path is loaded; plain strings get
-    their row index as id).
-
-    Raises:
-        DataError: an empty collection, a non-string/non-Document entry, an empty text, or a bad file.
-    """
-    if isinstance(documents, (str, os.PathLike)):
-        return load_documents(documents, text_field=text_field, id_field=id_field)
-    if isinstance(documents, bytes) or not isinstance(documents, Sequence):
-        raise DataError(f"`documents` must be a sequence of Documents or strings, or a file path. Found {type(documents).__name__}.")
-    out: list[Document] = []
-    for i, d in enumerate(documents):
-        if isinstance(d, Document):
-            out.append(d)
-        elif isinstance(d, str):
-            out.append(Document(id=str(i), text=d))
-        else:
-            raise DataError(f"documents[{i}] must be a Document or a string. Found {type(d).__name__}.")
-        if not out[-1].text.strip():
-            raise DataError(f"documents[{i}] has an empty text.")
-    if not out:
-        raise DataError("the document collection is empty.")
-    return out
 
 
 def resolve_task(task):

@@ -25,7 +25,8 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+import warnings
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -311,7 +312,9 @@ def _iter_csv_rows(file: Path) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
             "Hint: re-encode the file as UTF-8."
         ) from None
     _raise_csv_field_limit()
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # strict: a quote that never closes is an error, not a field that swallows the following rows
+    # (which would merge several documents, and several privacy units, into one)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(reader)
     except StopIteration:
@@ -321,11 +324,17 @@ def _iter_csv_rows(file: Path) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
     header = [name.strip() for name in header]
     row_index = 0
     while True:
+        start = reader.line_num + 1
         try:
             values = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
+            if "unexpected end of data" in str(exc):
+                raise DataError(
+                    f"{file.name}, line {start}: a quoted field opened in the row starting here is never closed "
+                    "(runs to the end of the file). Hint: close the quote, or double quotes inside a quoted field."
+                ) from None
             raise DataError(f"{file.name}, line {reader.line_num}: malformed CSV: {exc}.") from None
         if not values:
             continue  # blank line
@@ -385,3 +394,57 @@ def _raise_csv_field_limit() -> None:
             return
         except OverflowError:
             limit //= 10
+
+
+def as_documents(
+    documents: Sequence[Document] | Sequence[str] | str | os.PathLike,
+    *,
+    text_field: str = "text",
+    id_field: str | None = None,
+) -> list[Document]:
+    """The private collection as a list of :class:`Document` (a file path is loaded; plain strings get
+    their row index as id).
+
+    Raises:
+        DataError: an empty collection, a non-string/non-Document entry, an empty text, or a bad file.
+    """
+    if isinstance(documents, (str, os.PathLike)):
+        out = load_documents(documents, text_field=text_field, id_field=id_field)
+        warn_duplicate_texts(out)
+        return out
+    if isinstance(documents, bytes) or not isinstance(documents, Sequence):
+        raise DataError(f"`documents` must be a sequence of Documents or strings, or a file path. Found {type(documents).__name__}.")
+    out: list[Document] = []
+    for i, d in enumerate(documents):
+        if isinstance(d, Document):
+            out.append(d)
+        elif isinstance(d, str):
+            out.append(Document(id=str(i), text=d))
+        else:
+            raise DataError(f"documents[{i}] must be a Document or a string. Found {type(d).__name__}.")
+        if not out[-1].text.strip():
+            raise DataError(f"documents[{i}] has an empty text.")
+    if not out:
+        raise DataError("the document collection is empty.")
+    warn_duplicate_texts(out)
+    return out
+
+
+def warn_duplicate_texts(documents: Sequence[Document]) -> int:
+    """Warn (``UserWarning``, to stderr: never into a corpus folder's log) when documents repeat the text of
+    an earlier one: the privacy unit is one document, so a person whose record appears twice is protected
+    only as two units. Returns the number of repeats."""
+    seen: set[str] = set()
+    repeats = 0
+    for d in documents:
+        if d.text in seen:
+            repeats += 1
+        seen.add(d.text)
+    if repeats:
+        warnings.warn(
+            f"{repeats} document(s) repeat the exact text of an earlier one. The guarantee is per document: "
+            "if copies belong to the same person, remove them (or merge each person's documents) first.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return repeats
