@@ -77,6 +77,7 @@ def test_query_dp_rag_prints_answer_and_session_report(slice_file, preloaded):
     result = runner.invoke(app, [*base, "I feel dizzy. What is my disease?"])
     assert result.exit_code == 0, result.output
     assert "Privacy report" in result.output and "basic composition epsilon=10" in result.output
+    assert "earlier calls on the same documents are not counted" in " ".join(result.output.split())
     result = runner.invoke(app, [*base, "--total-epsilon", "5", "hello?"])
     assert result.exit_code == 2 and "one query" in result.output
 
@@ -97,6 +98,9 @@ def test_query_dp_rag_prints_answer_and_session_report(slice_file, preloaded):
         (["query", "somewhere", "--method", "dp-rag", "--documents", "x.jsonl", "--epsilon-per-query", "1", "--delta", "1e-3", "q"], "corpus folder"),
         (["query", "corpus", "q", "--documents", "x.jsonl"], "only apply to --method dp-rag"),
         (["query", "--method", "dp-rag", "--documents", "missing.jsonl", "--epsilon-per-query", "1", "--delta", "1e-3", "q"], "missing.jsonl"),
+        (["query", "--method", "dp-rag", "--documents", "x.jsonl", "--epsilon-per-query", "1", "--delta", "1e-3", "  "], "question is empty"),
+        (["query", "corpus", ""], "question is empty"),
+        (["build", "x.jsonl", "--out", "o", "--epsilon", "10", "--delta", "1e-3", "--task", "medicl", "--no-self-filter"], "unknown task"),
     ],
 )
 def test_bad_options_exit_2(tmp_path, monkeypatch, args, message):

@@ -72,3 +72,9 @@ def test_build_missing_input_and_query_missing_corpus(tmp_path):
     assert result.exit_code == 2 and "nope.jsonl" in result.output
     result = runner.invoke(app, ["query", str(tmp_path / "nocorpus"), "hi"])
     assert result.exit_code == 2 and "does not exist" in result.output
+    (tmp_path / "notes.jsonl").write_text('{"text": "x"}\n')
+    result = runner.invoke(app, ["report", str(tmp_path / "notes.jsonl")])
+    assert result.exit_code == 2 and "is a file, not a corpus folder" in result.output
+    (tmp_path / "somefolder").mkdir()
+    result = runner.invoke(app, ["report", str(tmp_path / "somefolder")])
+    assert result.exit_code == 2 and "not a corpus folder: manifest.json is missing" in " ".join(result.output.split())

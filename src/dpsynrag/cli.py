@@ -26,9 +26,19 @@ console = Console(width=None if sys.stdout.isatty() else 140)
 err_console = Console(stderr=True, soft_wrap=True)
 
 
+def _exit_on_sigterm(signum, frame) -> None:
+    # SystemExit unwinds like Ctrl-C: a build's partial folder is deleted by its CorpusWriter.
+    raise SystemExit(128 + signum)
+
+
 @app.callback()
 def _root() -> None:
     """Differentially private synthetic corpora for retrieval-augmented generation (DP-SynRAG)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
 
 
 def _fail(exc: Exception) -> None:
@@ -218,7 +228,7 @@ def query(
     documents: Optional[Path] = typer.Option(None, "--documents", help="dp-rag: the private collection (file, or a task's data folder with --task)."),
     epsilon_per_query: Optional[float] = typer.Option(None, "--epsilon-per-query", help="dp-rag: epsilon of each query."),
     delta: Optional[float] = typer.Option(None, "--delta", help="dp-rag: delta of each query (and of the zCDP session total)."),
-    total_epsilon: Optional[float] = typer.Option(None, "--total-epsilon", help="dp-rag: refuse queries beyond this session total."),
+    total_epsilon: Optional[float] = typer.Option(None, "--total-epsilon", help="dp-rag: refuse the query if it alone exceeds this total. One call is one session: the CLI keeps no ledger across calls, so repeated calls on the same documents add up (use the DPRAGSession API for a multi-query budget)."),
     composition: str = typer.Option("basic", "--composition", help="dp-rag: composition checked against --total-epsilon: basic | zcdp."),
     utility: str = typer.Option("top-p", "--utility", help="dp-rag: retrieval threshold utility: top-p | top-k."),
     top_p: float = typer.Option(0.02, "--top-p", help="dp-rag: share of the score weight retrieved (top-p utility)."),
@@ -258,6 +268,8 @@ def query(
             raise ConfigError(f"{', '.join(extra)} only apply to --method dp-rag.")
         if corpus_dir is None or question is None:
             raise ConfigError("give a corpus folder and a question: dpsynrag query CORPUS_DIR QUESTION.")
+        if not question.strip():
+            raise ConfigError("the question is empty: ask something.")
         corpus = SyntheticCorpus.load(Path(corpus_dir))
         if method != "corpus" and corpus.manifest.get("method") != method:
             raise ConfigError(f"{corpus_dir} is a {corpus.manifest.get('method')} corpus, not {method}.")
@@ -286,6 +298,8 @@ def _query_dp_rag(corpus_dir, question, *, documents, epsilon_per_query, delta, 
             raise ConfigError("--method dp-rag reads the private --documents, not a corpus folder: give only the question.")
         if question is None or documents is None or epsilon_per_query is None or delta is None:
             raise ConfigError("--method dp-rag needs a QUESTION, --documents, --epsilon-per-query and --delta.")
+        if not question.strip():
+            raise ConfigError("the question is empty: ask something.")
         config = DPRAGConfig(
             epsilon_per_query=epsilon_per_query, delta=delta, utility=utility, top_p=top_p, max_new_tokens=T,
             public_weight=public_weight, retrieval_epsilon=retrieval_epsilon, max_document_tokens=max_document_tokens,
@@ -323,7 +337,8 @@ def _query_dp_rag(corpus_dir, question, *, documents, epsilon_per_query, delta, 
     console.print(
         f"DP-RAG session: {spent['queries']} query; basic composition epsilon={spent['epsilon_basic']:.4g}, "
         f"delta={spent['delta_basic']:.3g}; zCDP rho={spent['rho']:.4g}, epsilon={spent['epsilon_zcdp']:.4f} "
-        f"(tight {spent['epsilon_zcdp_tight']:.4f}) at delta={spent['delta']:g}."
+        f"(tight {spent['epsilon_zcdp_tight']:.4f}) at delta={spent['delta']:g}. "
+        "Each call is a new session: earlier calls on the same documents are not counted here, add them up."
     )
 
 

@@ -17,6 +17,7 @@ lengths of the documents and on cluster sizes) — goes to ``NAME.owner.json`` *
 from __future__ import annotations
 
 import datetime as _dt
+import glob
 import hashlib
 import json
 import logging
@@ -75,20 +76,51 @@ class CorpusWriter:
 
     Args:
         out_dir: the corpus folder.
-        overwrite: replace an existing folder (only when :meth:`finish` succeeds).
+        overwrite: replace an existing corpus folder (only when :meth:`finish` succeeds). Only a folder
+            that holds a ``manifest.json`` is ever replaced.
 
     Raises:
-        FileExistsError: ``out_dir`` exists and ``overwrite`` is False.
+        FileExistsError: ``out_dir`` exists and ``overwrite`` is False, or it exists and is not a corpus
+            folder (a file, or a folder without ``manifest.json``: never deleted).
+        ConfigError: ``out_dir`` is the current folder, one of its parents or the home folder.
     """
 
     def __init__(self, out_dir: str | os.PathLike, *, overwrite: bool = False):
         self.out = Path(out_dir)
-        if self.out.exists() and not overwrite:
-            raise FileExistsError(f"`out_dir` {self.out} already exists; choose another folder or pass overwrite=True.")
-        self.partial = self.out.parent / f".{self.out.name}.partial-{os.getpid()}"
+        target = self.out.resolve()
+        cwd = Path.cwd().resolve()
+        if target == cwd or target in cwd.parents or target == Path.home().resolve():
+            raise ConfigError(
+                f"`out_dir` {self.out} is the current folder, one of its parents or the home folder: "
+                "give a new folder for the corpus."
+            )
+        if self.out.exists():
+            if not overwrite:
+                raise FileExistsError(f"`out_dir` {self.out} already exists; choose another folder or overwrite it.")
+            if not self.out.is_dir() or not (self.out / MANIFEST).is_file():
+                raise FileExistsError(
+                    f"`out_dir` {self.out} exists and is not a corpus folder (no {MANIFEST}); refusing to replace "
+                    "it: choose another folder."
+                )
+        self.partial = target.parent / f".{target.name}.partial-{os.getpid()}"
         self._handler: logging.Handler | None = None
 
+    def _remove_stale_partials(self) -> None:
+        """Delete partial folders of this ``out_dir`` left by builds whose process no longer runs
+        (killed without a chance to clean up)."""
+        for p in self.partial.parent.glob(glob.escape(self.partial.name.rsplit("-", 1)[0]) + "-*"):
+            pid = p.name.rsplit("-", 1)[-1]
+            if p == self.partial or not pid.isdigit():
+                continue
+            try:
+                os.kill(int(pid), 0)
+            except ProcessLookupError:
+                shutil.rmtree(p, ignore_errors=True)
+            except OSError:  # the process exists (e.g. another user's): leave its folder alone
+                pass
+
     def __enter__(self) -> "CorpusWriter":
+        self._remove_stale_partials()
         if self.partial.exists():
             shutil.rmtree(self.partial)
         self.partial.mkdir(parents=True)
@@ -243,9 +275,13 @@ class SyntheticCorpus:
             CorpusError: the folder or one of its files is missing, or its format is unknown.
         """
         p = Path(path)
+        if p.is_file():
+            raise CorpusError(f"{p} is a file, not a corpus folder (a folder made by `dpsynrag build`).")
         if not p.is_dir():
             raise CorpusError(f"corpus folder {p} does not exist (build one with `dpsynrag build`).")
-        for name in (MANIFEST, TEXTS, INDEX, INDEX_IDS):
+        if not (p / MANIFEST).is_file():
+            raise CorpusError(f"{p} is not a corpus folder: {MANIFEST} is missing (build one with `dpsynrag build`).")
+        for name in (TEXTS, INDEX, INDEX_IDS):
             if not (p / name).is_file():
                 raise CorpusError(f"corpus folder {p} is incomplete: {name} is missing. Rebuild it.")
         try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
-from dpsynrag.errors import ConfigError
+from dpsynrag.errors import ConfigError, DataError
 
 DEFAULT_SYSTEM_PROMPT = "Answer the question using the documents provided. Answer briefly."
 
@@ -88,6 +88,21 @@ class Answer:
     context: tuple[str, ...]
 
 
+def check_questions(questions: Sequence[str]) -> list[str]:
+    """The questions as a list.
+
+    Raises:
+        DataError: ``questions`` is one string (or not a sequence), or holds an empty or non-string question.
+    """
+    if isinstance(questions, (str, bytes)) or not isinstance(questions, Sequence):
+        raise DataError("`questions` must be a sequence of strings (wrap a single question in a list).")
+    questions = list(questions)
+    for i, q in enumerate(questions):
+        if not isinstance(q, str) or not q.strip():
+            raise DataError(f"questions[{i}] must be a non-empty string. Found {q!r:.60}.")
+    return questions
+
+
 class RAGAnswerer:
     """Retrieve the top-k texts for each question and answer greedily with the language model.
 
@@ -137,8 +152,12 @@ class RAGAnswerer:
         return self.lm.chat_prompt(answer_user_prompt(question, context), system=self.system_prompt)
 
     def answer(self, questions: Sequence[str], *, progress: bool = False) -> list[Answer]:
-        """Greedy answers, one per question."""
-        questions = list(questions)
+        """Greedy answers, one per question.
+
+        Raises:
+            DataError: a question that is not a string or is blank (see :func:`check_questions`).
+        """
+        questions = check_questions(questions)
         contexts = self.retrieve(questions)
         prompts = [self.prompt(q, c) for q, c in zip(questions, contexts)]
         outputs = self.lm.generate_greedy(

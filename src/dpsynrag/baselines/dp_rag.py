@@ -63,7 +63,6 @@ from dpsynrag.baselines._common import (
 from dpsynrag.data.io import Document
 from dpsynrag.errors import (
     ConfigError,
-    DataError,
     InfeasibleBudgetError,
     PrivacyBudgetExceededError,
 )
@@ -77,7 +76,7 @@ from dpsynrag.privacy.events import (
 )
 from dpsynrag.privacy.mechanisms import exponential_threshold
 from dpsynrag.privacy.report import PrivacyReport
-from dpsynrag.rag import Answer
+from dpsynrag.rag import Answer, check_questions
 from dpsynrag.rng import RandomSource, make_random
 
 DOCUMENT_SYSTEM_PROMPT = (
@@ -570,12 +569,7 @@ class DPRAGSession:
                 (the message says how many still fit); nothing was charged.
             DataError: ``questions`` is one string or holds an empty or non-string question.
         """
-        if isinstance(questions, (str, bytes)) or not isinstance(questions, Sequence):
-            raise DataError("`questions` must be a sequence of strings (wrap a single question in a list).")
-        questions = list(questions)
-        for i, q in enumerate(questions):
-            if not isinstance(q, str) or not q.strip():
-                raise DataError(f"questions[{i}] must be a non-empty string. Found {q!r:.60}.")
+        questions = check_questions(questions)
         if not questions:
             return []
         if not self._fits(self._queries + len(questions)):

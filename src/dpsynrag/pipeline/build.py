@@ -30,7 +30,7 @@ import numpy as np
 
 from dpsynrag import __version__
 from dpsynrag.corpus import CorpusWriter, SyntheticCorpus
-from dpsynrag.data.io import Document, load_documents
+from dpsynrag.data.io import Document, as_documents
 from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_fingerprint, vocabulary_source
 from dpsynrag.errors import ConfigError, DataError
 from dpsynrag.pipeline.clustering import soft_cluster, top_keywords
@@ -74,16 +74,25 @@ def self_filter(lm, texts: Sequence[str], filter_prompt: str, *, progress: bool 
 
 
 def _resolve_filter_prompt(config: BuildConfig) -> str | None:
+    """The self-filter prompt of a build (None when self-filtering is off).
+
+    The task, when one is named, is resolved first whatever the self-filter setting: the corpus's query
+    side needs it, so an unknown task name must stop the build before any budget is spent.
+
+    Raises:
+        ConfigError: an unknown task, or self-filtering without a task prompt or ``filter_prompt``.
+    """
+    task = None
+    if config.task:
+        from dpsynrag.tasks import get_task
+
+        task = get_task(config.task)
     if not config.self_filter:
         return None
     if config.filter_prompt:
         return config.filter_prompt
-    if config.task:
-        from dpsynrag.tasks import get_task
-
-        prompt = get_task(config.task).filter_prompt
-        if prompt:
-            return prompt
+    if task is not None and task.filter_prompt:
+        return task.filter_prompt
     raise ConfigError(
         "self-filtering needs a public task description: pass a task (e.g. task='medical') or a "
         "filter_prompt containing {document}, or turn self_filter off."
@@ -91,7 +100,7 @@ def _resolve_filter_prompt(config: BuildConfig) -> str | None:
 
 
 def build_corpus(
-    documents: Sequence[Document] | str | os.PathLike,
+    documents: Sequence[Document] | Sequence[str] | str | os.PathLike,
     out_dir: str | os.PathLike,
     config: BuildConfig,
     *,
@@ -125,12 +134,7 @@ def build_corpus(
     writer = CorpusWriter(out_dir, overwrite=overwrite)
     cal = config.calibrate()  # raises before anything is loaded if the budget cannot pay
     filter_prompt = _resolve_filter_prompt(config)
-    if not isinstance(documents, (str, os.PathLike)):
-        documents = list(documents)
-        if not documents:
-            raise DataError("the document collection is empty.")
-    else:
-        documents = load_documents(documents, text_field=text_field, id_field=id_field)
+    documents = as_documents(documents, text_field=text_field, id_field=id_field)
 
     random = make_random(config.seed)
     noise = random.child("privacy-noise")

@@ -290,7 +290,8 @@ def calibrate(
     if rho_hist >= rho_total:
         raise InfeasibleBudgetError(
             f"the keyword histogram alone (rho_hist={rho_hist:.4g}) needs more than the whole budget at {target}. "
-            "Raise epsilon, or give the histogram a smaller share (e.g. a fraction split)."
+            "Raise epsilon, or give the histogram a share of the budget instead (`--split fractions` on the CLI, "
+            "split='fractions' in the API)."
         )
     per_cluster = (rho_total - rho_hist) / L
     fixed = epsilon_theta**2 / 8.0 + rho_embed
@@ -300,7 +301,8 @@ def calibrate(
             f"outlier removal costs {fixed:.4g} per cluster (threshold epsilon_theta={epsilon_theta:g}: "
             f"{epsilon_theta**2 / 8:.4g}; embedding sum: {rho_embed:.4g}) but only {per_cluster:.4g} per cluster "
             f"is left after the histogram with L={L} at {target}; nothing is left for generation. "
-            "Raise epsilon, lower L, or use smaller threshold/embedding shares."
+            "Raise epsilon, lower L, or use smaller threshold/embedding shares (`--split fractions` on the CLI, "
+            "split='fractions' in the API)."
         )
     shrink = 1.0 - _SAFETY
     rho_token = rho_generation / T * shrink

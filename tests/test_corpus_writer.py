@@ -1,0 +1,108 @@
+"""CorpusWriter: atomic corpus folders, safe --overwrite, no partial folder left by a failed or killed build."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from dpsynrag.corpus import MANIFEST, CorpusWriter, SyntheticCorpus
+from dpsynrag.errors import ConfigError
+
+
+class OnesEmbedder:
+    name, dim = "ones", 4
+
+    def encode(self, texts):
+        v = np.ones((len(texts), self.dim), np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+RECORDS = [{"id": 0, "text": "a synthetic note", "kept": True}, {"id": 1, "text": "", "kept": False}]
+
+
+def _write(out, **kw):
+    with CorpusWriter(out, **kw) as w:
+        return w.finish(RECORDS, {"method": "test"}, OnesEmbedder())
+
+
+def test_finish_writes_a_loadable_corpus_and_no_partial_folder(tmp_path):
+    corpus = _write(tmp_path / "c")
+    assert isinstance(corpus, SyntheticCorpus) and [r["id"] for r in corpus.records] == [0, 1]
+    m = json.loads((tmp_path / "c" / MANIFEST).read_text())
+    assert m["num_texts"] == 2 and m["num_kept"] == 1 and m["method"] == "test"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c"]
+
+
+def test_overwrite_replaces_a_corpus_folder_only(tmp_path):
+    _write(tmp_path / "c")
+    with pytest.raises(FileExistsError, match="already exists"):
+        CorpusWriter(tmp_path / "c")
+    _write(tmp_path / "c", overwrite=True)  # a corpus folder: replaced
+    assert (tmp_path / "c" / MANIFEST).is_file()
+
+    precious = tmp_path / "mine"
+    precious.mkdir()
+    (precious / "keep.txt").write_text("precious")
+    with pytest.raises(FileExistsError, match="not a corpus folder"):
+        CorpusWriter(precious, overwrite=True)
+    (tmp_path / "afile.txt").write_text("x")
+    with pytest.raises(FileExistsError, match="not a corpus folder"):
+        CorpusWriter(tmp_path / "afile.txt", overwrite=True)
+    assert (precious / "keep.txt").read_text() == "precious" and (tmp_path / "afile.txt").read_text() == "x"
+
+
+@pytest.mark.parametrize("out", [".", "..", "sub/.."])
+def test_current_folder_and_its_parents_are_refused(tmp_path, monkeypatch, out):
+    work = tmp_path / "work"
+    (work / "sub").mkdir(parents=True)
+    (work / "keep.txt").write_text("precious")
+    (work / MANIFEST).write_text("{}")  # even a folder that looks like a corpus
+    monkeypatch.chdir(work)
+    with pytest.raises(ConfigError, match="current folder"):
+        CorpusWriter(out, overwrite=True)
+    assert (work / "keep.txt").read_text() == "precious"
+
+
+def test_a_failed_build_leaves_nothing(tmp_path):
+    with pytest.raises(RuntimeError), CorpusWriter(tmp_path / "c") as w:
+        assert w.partial.is_dir()
+        raise RuntimeError("model crashed")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_stale_partial_folders_of_dead_processes_are_removed(tmp_path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(dead.stdout)  # that process has exited
+    stale = tmp_path / f".c.partial-{dead_pid}"
+    alive = tmp_path / f".c.partial-{os.getppid()}"  # a running process: maybe another build, left alone
+    other = tmp_path / f".other.partial-{dead_pid}"  # another corpus's partial folder: not ours to touch
+    for p in (stale, alive, other):
+        p.mkdir()
+    _write(tmp_path / "c")
+    assert not stale.exists() and alive.is_dir() and other.is_dir()
+
+
+def test_sigterm_during_a_build_removes_the_partial_folder(tmp_path):
+    out = tmp_path / "c"
+    script = textwrap.dedent(
+        f"""
+        import os, signal, time
+        from dpsynrag.cli import _exit_on_sigterm
+        from dpsynrag.corpus import CorpusWriter
+
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+        with CorpusWriter({str(out)!r}) as w:
+            (w.partial / "texts.jsonl").write_text("half written")
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(30)
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 128 + 15, proc.stderr
+    assert list(tmp_path.iterdir()) == []
