@@ -322,8 +322,8 @@ class AugPEConfig(BaseModel):
         if self.task:
             return resolve_task(self.task).description
         raise ConfigError(
-            "Aug-PE's RANDOM_API needs a public description of the collection: pass a task (e.g. task='medical') "
-            "or a description."
+            "Aug-PE's RANDOM_API needs a public description of the collection: pass a task (--task medical; "
+            "task='medical' in the API) or a description (description=)."
         )
 
 

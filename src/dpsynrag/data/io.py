@@ -147,7 +147,7 @@ def load_documents(
         if doc_id in first_seen:
             raise DataError(
                 f"{file.name}: duplicate id {doc_id!r} at {where} (first at {first_seen[doc_id]}). "
-                "Ids must be unique; hint: pass id_field=None to number rows instead."
+                "Ids must be unique; hint: leave out the id field (no --id-field; id_field=None) to number rows instead."
             )
         first_seen[doc_id] = where
         documents.append(Document(id=doc_id, text=text))
@@ -376,7 +376,7 @@ def _field(row: Mapping[str, Any], name: str, where: str, file: Path) -> Any:
         available = ", ".join(map(str, row.keys())) or "(none)"
         raise DataError(
             f"{file.name}, {where}: missing field {name!r}; available fields: {available}. "
-            "Hint: pass text_field=/id_field= with the right name."
+            "Hint: name the right field (--text-field / --id-field; text_field= / id_field= in the API)."
         )
     return row[name]
 

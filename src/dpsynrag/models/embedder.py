@@ -69,7 +69,7 @@ class Embedder:
         ):
             path = Path(os.path.expanduser(os.fspath(name_or_path)))
             if not path.exists():
-                raise ModelLoadError(f"`name_or_path` {str(path)!r} does not exist.")
+                raise ModelLoadError(f"embedding model {str(path)!r} (--embedder; name_or_path=) does not exist.")
             if not path.is_dir() or not (
                 (path / "modules.json").is_file() or (path / "config.json").is_file()
             ):

@@ -94,8 +94,9 @@ def _resolve_filter_prompt(config: BuildConfig) -> str | None:
     if task is not None and task.filter_prompt:
         return task.filter_prompt
     raise ConfigError(
-        "self-filtering needs a public task description: pass a task (e.g. task='medical') or a "
-        "filter_prompt containing {document}, or turn self_filter off."
+        "self-filtering needs a public task description: pass a task (--task medical; task='medical' in the API) "
+        "or a filter prompt containing {document} (--filter-prompt; filter_prompt=), or turn self-filtering off "
+        "(--no-self-filter; self_filter=False)."
     )
 
 
