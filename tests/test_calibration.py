@@ -111,3 +111,16 @@ def test_bad_input(kwargs):
         calibrate(**kwargs)
     assert isinstance(info.value, ValueError)
     assert "Found" in str(info.value)
+
+
+def test_build_config_calibrates_over_min_L_R():
+    # with fewer clusters than L, a document is in at most R of them: the budget is spread over R branches
+    from dpsynrag.pipeline.config import BuildConfig
+
+    cfg = BuildConfig(epsilon=10.0, delta=1e-3, K=5, R=3, L=5, T=8, task="medical")
+    assert cfg.L_effective == 3
+    cal = cfg.calibrate()
+    direct = calibrate(epsilon=10.0, delta=1e-3, K=5, L=3, T=8)
+    assert cal.clip == pytest.approx(direct.clip, rel=1e-12) and cal.L == 3
+    assert epsilon_from_rho(cal.plan(num_clusters=3).rho, 1e-3) == pytest.approx(10.0, rel=1e-6)  # all spent
+    assert BuildConfig(epsilon=10.0, delta=1e-3, R=500, L=5, task="medical").calibrate().L == 5

@@ -79,15 +79,22 @@ class BuildConfig(BaseModel):
             return None
         return self.open_vocabulary_delta if self.open_vocabulary_delta is not None else self.delta / 10
 
+    @property
+    def L_effective(self) -> int:
+        """min(L, R): a document can join at most R clusters when only R exist, so the overlapping
+        parallel composition charges at most min(L, R) branches and the calibration spends the budget
+        over that many."""
+        return min(self.L, self.R)
+
     def calibrate(self) -> CalibratedBudget:
-        """The calibrated noise scales and clip for this configuration.
+        """The calibrated noise scales and clip for this configuration (with L = :attr:`L_effective`).
 
         Raises:
             InfeasibleBudgetError: when the target cannot pay for the split (nothing is run).
         """
         split = make_split(
             self.split,
-            L=self.L,
+            L=self.L_effective,
             hist=self.rho_hist,
             theta=self.epsilon_theta,
             embed=self.rho_embed,
@@ -97,7 +104,7 @@ class BuildConfig(BaseModel):
             epsilon=self.epsilon,
             delta=self.delta,
             K=self.K,
-            L=self.L,
+            L=self.L_effective,
             T=self.T,
             temperature=self.temperature,
             split=split,
