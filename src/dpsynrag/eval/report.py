@@ -195,6 +195,7 @@ def write_plots(results: dict[str, Any], out: Path) -> list[str]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     written: list[str] = []
     title_tail = f"{results['config']['task']}, {results['data']['documents']} docs, {results['data']['questions']} questions, {results['models']['lm'].split('/')[-1]}"
@@ -298,6 +299,7 @@ def write_plots(results: dict[str, Any], out: Path) -> list[str]:
                     label=f"{_MQ_LABELS.get(method, method)}, ε_total={eps:g}")
         ax.set_xscale("log")
         ax.set_xticks(ms, [str(m) for m in ms])
+        ax.xaxis.set_minor_formatter(NullFormatter())  # only the m values are labelled
         ax.set_xlabel("number of queries m (DP-RAG: ε_total / m per query)")
         ax.set_ylabel("accuracy (%)")
         ax.set_ylim(-2, 105)
