@@ -3,33 +3,14 @@ and a small run on Medical Synth with the offline models."""
 
 from __future__ import annotations
 
-import hashlib
-
-import numpy as np
 import pytest
+from fakes import HashEmbedder
 
 from dpsynrag.baselines import non_rag_answerer, rag_answerer
 from dpsynrag.data.io import Document
 from dpsynrag.errors import ConfigError, DataError
 from dpsynrag.rag import DEFAULT_SYSTEM_PROMPT
 from dpsynrag.tasks import get_task
-
-
-class HashEmbedder:
-    """Deterministic bag-of-words embedder (unit rows) standing in for a sentence model."""
-
-    name = "hash-embedder"
-    dim = 16
-
-    def encode(self, texts, batch_size=64, progress=False):
-        out = np.zeros((len(texts), self.dim), np.float32)
-        for i, t in enumerate(texts):
-            for w in t.lower().split():
-                out[i, int(hashlib.md5(w.encode()).hexdigest(), 16) % (self.dim - 1)] += 1.0
-            out[i, -1] += 0.1
-            out[i] /= np.linalg.norm(out[i])
-        return out
-
 
 DOCS = [Document("a", "the patient has fever and cough"), Document("b", "the doctor has a test of blood"),
         Document("c", "the heart and lung test was good")]

@@ -4,12 +4,12 @@ Synth with the offline models."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 
 import numpy as np
 import pytest
+from fakes import HashEmbedder
 from pydantic import ValidationError
 from scipy.stats import chisquare
 
@@ -22,23 +22,6 @@ from dpsynrag.baselines.aug_pe import (
 from dpsynrag.errors import ConfigError
 from dpsynrag.privacy.conversions import epsilon_from_rho, rho_from_epsilon
 from dpsynrag.rng import SeededRandom
-
-
-class HashEmbedder:
-    """Deterministic bag-of-words embedder (unit rows) standing in for a sentence model."""
-
-    name = "hash-embedder"
-    dim = 16
-
-    def encode(self, texts, batch_size=64, progress=False):
-        out = np.zeros((len(texts), self.dim), np.float32)
-        for i, t in enumerate(texts):
-            for w in t.lower().split():
-                out[i, int(hashlib.md5(w.encode()).hexdigest(), 16) % (self.dim - 1)] += 1.0
-            out[i, -1] += 0.1
-            out[i] /= np.linalg.norm(out[i])
-        return out
-
 
 DOCS = [
     "the patient has fever and cough",

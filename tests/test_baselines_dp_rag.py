@@ -4,11 +4,11 @@ small end-to-end run on Medical Synth with the offline models."""
 
 from __future__ import annotations
 
-import hashlib
 import math
 
 import numpy as np
 import pytest
+from fakes import HashEmbedder
 from pydantic import ValidationError
 from scipy.stats import chisquare
 
@@ -30,27 +30,6 @@ from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.conversions import epsilon_from_rho, rho_from_epsilon
 from dpsynrag.privacy.events import ExponentialMechanismEvent
 from dpsynrag.rng import SeededRandom
-
-
-class HashEmbedder:
-    """Deterministic bag-of-words embedder (unit rows) standing in for a sentence model."""
-
-    name = "hash-embedder"
-    dim = 32
-
-    def __init__(self):
-        self.calls = 0
-
-    def encode(self, texts, batch_size=64, progress=False):
-        self.calls += 1
-        out = np.zeros((len(texts), self.dim), np.float32)
-        for i, t in enumerate(texts):
-            for w in t.lower().split():
-                out[i, int(hashlib.md5(w.encode()).hexdigest(), 16) % (self.dim - 1)] += 1.0
-            out[i, -1] += 0.1
-            out[i] /= np.linalg.norm(out[i])
-        return out
-
 
 TINY_DOCS = [
     "the patient has fever and cough",
@@ -230,7 +209,7 @@ def _config(**kw):
 
 def _session(tiny_lm, **kw):
     cfg = kw.pop("config", None) or _config()
-    return DPRAGSession(TINY_DOCS, cfg, lm=tiny_lm, embedder=HashEmbedder(), seed=kw.pop("seed", 0), **kw)
+    return DPRAGSession(TINY_DOCS, cfg, lm=tiny_lm, embedder=HashEmbedder(dim=32), seed=kw.pop("seed", 0), **kw)
 
 
 def test_session_ledger_is_m_times_the_query_cost_basic(tiny_lm):
@@ -327,9 +306,9 @@ def test_session_bad_input(tiny_lm):
     with pytest.raises(ConfigError):
         _session(tiny_lm, total_epsilon=-1.0)
     with pytest.raises(ConfigError):
-        DPRAGSession(TINY_DOCS, {"epsilon_per_query": 1}, lm=tiny_lm, embedder=HashEmbedder())
+        DPRAGSession(TINY_DOCS, {"epsilon_per_query": 1}, lm=tiny_lm, embedder=HashEmbedder(dim=32))
     with pytest.raises(DataError):
-        DPRAGSession([], _config(), lm=tiny_lm, embedder=HashEmbedder())
+        DPRAGSession([], _config(), lm=tiny_lm, embedder=HashEmbedder(dim=32))
     s = _session(tiny_lm)
     with pytest.raises(DataError):
         s.answer("one string, not a list")
@@ -342,7 +321,7 @@ def test_seeded_sessions_are_reproducible_and_secure_by_default(tiny_lm):
     a = _session(tiny_lm, seed=5).answer(["the patient has fever", "rash"])
     b = _session(tiny_lm, seed=5).answer(["the patient has fever", "rash"])
     assert [x.text for x in a] == [x.text for x in b]
-    s = DPRAGSession(TINY_DOCS, _config(), lm=tiny_lm, embedder=HashEmbedder())
+    s = DPRAGSession(TINY_DOCS, _config(), lm=tiny_lm, embedder=HashEmbedder(dim=32))
     assert s.random.is_secure and s.report().secure_randomness is True
 
 
@@ -352,7 +331,7 @@ def test_retrieval_has_no_subsampling_cap(tiny_lm, monkeypatch):
 
     docs = [f"the patient has fever day {i}" for i in range(200)]
     s = DPRAGSession(docs, _config(top_k=200, epsilon_per_query=50.0, retrieval_epsilon=10.0), lm=tiny_lm,
-                     embedder=HashEmbedder(), seed=0)
+                     embedder=HashEmbedder(dim=32), seed=0)
     seen = {}
 
     def fake_generate(self, clusters, accountants, progress=False):
