@@ -3,9 +3,11 @@
 import math
 
 import dp_accounting
+import mpmath
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.stats import norm
 
 from dpsynrag.errors import ConfigError, PrivacyBudgetExceededError, UnsupportedEventError
 from dpsynrag.privacy.accountant import ZCDPAccountant
@@ -13,11 +15,12 @@ from dpsynrag.privacy.calibration import calibrate
 from dpsynrag.privacy.conversions import epsilon_from_rho
 from dpsynrag.privacy.events import (
     ComposedEvent,
+    DiscreteGaussianEvent,
     ExponentialMechanismEvent,
     GaussianEvent,
     OverlappingParallelEvent,
     PrivatePredictionTokenEvent,
-    SparseGaussianHistogramEvent,
+    SparseDiscreteGaussianHistogramEvent,
     ZCDPEvent,
 )
 
@@ -26,9 +29,17 @@ def test_event_costs_match_closed_forms():
     assert GaussianEvent("g", sensitivity=math.sqrt(10), sigma=math.sqrt(50)).rho == pytest.approx(0.1)
     assert ExponentialMechanismEvent("em", epsilon=0.4).rho == pytest.approx(0.02)
     assert PrivatePredictionTokenEvent("t", clip=0.2, temperature=2.0).rho == pytest.approx(0.005)
-    sparse = SparseGaussianHistogramEvent("s", max_contributions=10, sigma=7.0, threshold=1.0 + 7.0 * 3.0)
+    assert DiscreteGaussianEvent("d", sensitivity=math.sqrt(10), sigma=math.sqrt(50)).rho == pytest.approx(0.1)
+    sparse = SparseDiscreteGaussianHistogramEvent("s", max_contributions=10, sigma=7.0, threshold=22.5)
     assert sparse.rho == pytest.approx(10 / 98)
-    assert sparse.delta == pytest.approx(10 * 0.0013498980316301035, rel=1e-9)  # 10 * P[Z > 3]
+    # delta = 10 * P[1 + Z > 22.5] = 10 * P[Z >= 22] for Z ~ N_Z(0, 49), in 50-digit arithmetic (mpmath):
+    with mpmath.workdps(50):
+        weight = lambda z: mpmath.exp(-mpmath.mpf(z * z) / 98)  # noqa: E731
+        exact = 10 * mpmath.nsum(weight, [22, mpmath.inf]) / (1 + 2 * mpmath.nsum(weight, [1, mpmath.inf]))
+    assert float(exact) <= sparse.delta <= float(exact) * (1 + 1e-12)  # an upper bound, tight
+    assert sparse.delta == pytest.approx(0.0105590, rel=1e-5)
+    assert sparse.delta < 10 * norm.sf(21.5 / 7)  # the continuous Gaussian's delta at this threshold: 0.010652
+    assert SparseDiscreteGaussianHistogramEvent("s", 10, 7.0, threshold=22.0).delta == sparse.delta  # integer Z
 
 
 @settings(max_examples=100, deadline=None)

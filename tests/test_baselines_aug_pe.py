@@ -42,7 +42,7 @@ def test_cost_closed_form(eps, delta, iterations, conversion):
     assert epsilon_from_rho(iterations / (2 * cal.sigma**2), delta, conversion=conversion) <= eps
 
 
-def test_votes_have_unit_norm_and_go_to_the_nearest_samples():
+def test_votes_are_k_ones_on_the_nearest_samples():
     gen = np.random.default_rng(0)
     x = gen.normal(size=(50, 8))
     x /= np.linalg.norm(x, axis=1, keepdims=True)
@@ -50,9 +50,8 @@ def test_votes_have_unit_norm_and_go_to_the_nearest_samples():
     p /= np.linalg.norm(p, axis=1, keepdims=True)
     for k in (1, 3, 7):
         v = nearest_neighbor_votes(x, p, k=k)
-        assert v.shape == (50, 7)
-        assert np.allclose(np.linalg.norm(v, axis=1), 1.0)  # the histogram's L2 sensitivity is 1
-        assert ((v > 0).sum(axis=1) == k).all()
+        assert v.shape == (50, 7) and v.dtype == np.int64
+        assert np.isin(v, (0, 1)).all() and (v.sum(axis=1) == k).all()  # the histogram's L2 sensitivity is sqrt(k)
         dist = ((x[:, None, :] - p[None, :, :]) ** 2).sum(-1)
         nearest = np.argsort(dist, axis=1)[:, :k]
         assert all(set(np.flatnonzero(v[i])) == set(nearest[i]) for i in range(50))
@@ -118,12 +117,18 @@ def test_build_charges_one_histogram_per_iteration(tmp_path, tiny_lm):
     p = m["privacy"]
     gaussians = p["mechanisms"]
     assert len(gaussians) == cfg.iterations  # exactly the iterations that read the private data
-    assert all(g["mechanism"] == "gaussian" and g["l2_sensitivity"] == 1.0 for g in gaussians)
-    assert all(g["sigma"] == pytest.approx(cal.sigma) and g["dimension"] == 4 for g in gaussians)
+    assert all(g["mechanism"] == "discrete_gaussian" and g["l2_sensitivity"] == 1.0 for g in gaussians)
+    assert all(g["sigma"] == pytest.approx(cal.sigma) for g in gaussians)
+    assert p["realised_spend"] is None  # the ledger is the plan
     assert p["rho_total"] == pytest.approx(cfg.iterations / (2 * cal.sigma**2), rel=1e-12)
     assert p["epsilon"] <= 5.0 and p["epsilon_tight"] < p["epsilon"]
     assert 1 <= len(corpus.records) <= cfg.selected_size
     assert all({"id", "text", "noisy_count", "kept"} <= set(r) for r in corpus.records)
+    assert all(isinstance(r["noisy_count"], int) for r in corpus.records)  # exact discrete noise: integer votes
+    stages = m["truncation"]  # the cuts are public parameters; how many documents were cut is owner-only
+    assert [t["max_tokens"] for t in stages] == [16, None] and all("owner-only" in t["documents_cut"] for t in stages)
+    owner = json.loads((tmp_path / "c.owner.json").read_text())
+    assert owner["truncation"][0]["documents_cut"] == sum(len(d.split()) > 16 for d in DOCS) == 0
     assert m["not_for_release"] is True
     blob = "\n".join(f.read_text() for f in (tmp_path / "c").iterdir() if f.suffix in (".jsonl", ".json"))
     assert not any(d in blob for d in DOCS)

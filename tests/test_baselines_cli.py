@@ -60,7 +60,7 @@ def test_build_aug_pe_then_report(tmp_path, slice_file, preloaded):
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     report = json.loads(runner.invoke(app, ["report", str(out), "--json"]).output)
-    assert [m["mechanism"] for m in report["mechanisms"]] == ["gaussian", "gaussian"] and report["epsilon"] <= 10
+    assert [m["mechanism"] for m in report["mechanisms"]] == ["discrete_gaussian", "discrete_gaussian"] and report["epsilon"] <= 10
     assert "method aug-pe" in runner.invoke(app, ["report", str(out)]).output
 
 

@@ -226,7 +226,9 @@ def test_session_ledger_is_m_times_the_query_cost_basic(tiny_lm):
     assert spent["rho"] == pytest.approx(3 * rho_q, rel=1e-12)
     assert spent["epsilon_zcdp"] == pytest.approx(epsilon_from_rho(3 * rho_q, 1e-3), rel=1e-12)
     assert spent["epsilon_zcdp_tight"] < spent["epsilon_zcdp"] < spent["epsilon_basic"]
-    assert spent["epsilon"] == spent["epsilon_basic"] and spent["remaining_queries"] is None
+    # without budgets only m x delta < 1 bounds the session: m <= 999 at delta = 1e-3
+    assert spent["epsilon"] == spent["epsilon_basic"] and spent["remaining_queries"] == 999 - 3
+    assert spent["delta_session"] == pytest.approx(3e-3) and spent["total_delta"] is None
     report = s.report()
     assert report.rho_total == pytest.approx(3 * rho_q, rel=1e-12)
     assert report.epsilon == pytest.approx(spent["epsilon_zcdp"], rel=1e-12)
@@ -294,6 +296,40 @@ def test_zcdp_composition_budget(tiny_lm):
     # the same total under basic composition pays for fewer queries
     basic = _session(tiny_lm, total_epsilon=total, composition="basic")
     assert basic.remaining_queries() == int(total // cfg.epsilon_per_query) < 3
+
+
+def test_delta_budget_refuses_before_charging(tiny_lm, monkeypatch):
+    """Issue 12 (3): a session refuses a call whose delta would exceed total_delta (basic composition:
+    m x delta), charging and computing nothing."""
+    s = _session(tiny_lm, total_delta=2.5e-3)  # delta = 1e-3 per query: two queries fit
+    assert s.remaining_queries() == 2
+    s.answer(["the patient has fever", "the doctor has a test"])
+    before = (s.spent(), s.embedder.calls)
+    with pytest.raises(PrivacyBudgetExceededError, match=r"delta=0\.003 \(basic composition\), above total_delta=0\.0025"):
+        s.answer(["a third question"])
+    assert (s.spent(), s.embedder.calls) == before and s.queries == 2 and s.remaining_queries() == 0
+    # under zCDP composition the session's delta is delta whatever m: the same budget pays for more
+    z = _session(tiny_lm, total_delta=2.5e-3, composition="zcdp")
+    z.answer(["a", "b", "c"])
+    assert z.spent()["delta_session"] == 1e-3 and z.queries == 3
+    with pytest.raises(InfeasibleBudgetError, match="one query"):
+        _session(tiny_lm, total_delta=5e-4)  # delta = 1e-3 per query
+    with pytest.raises(ConfigError, match="total_delta"):
+        _session(tiny_lm, total_delta=1.5)
+
+
+def test_m_times_delta_stays_below_one_whatever_the_budget(tiny_lm):
+    """m x delta >= 1 makes basic composition vacuous: refused even without any budget, and under zCDP."""
+    for composition in ("basic", "zcdp"):
+        s = _session(tiny_lm, config=_config(delta=0.3), composition=composition)
+        assert s.remaining_queries() == 3  # 3 x 0.3 < 1 <= 4 x 0.3
+        with pytest.raises(PrivacyBudgetExceededError, match=r"m x delta = 4 x 0\.3 = 1\.2 >= 1"):
+            s.answer(["a", "b", "c", "d"])
+        assert s.queries == 0
+        s.answer(["a", "b", "c"])
+        with pytest.raises(PrivacyBudgetExceededError, match="basic composition guarantees nothing"):
+            s.answer(["d"])
+        assert s.queries == 3 and s.spent()["delta_basic"] == pytest.approx(0.9)
 
 
 def test_session_bad_input(tiny_lm):

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from dpsynrag.errors import ConfigError, InfeasibleBudgetError
 from dpsynrag.privacy.calibration import BudgetSplit, calibrate
 from dpsynrag.privacy.conversions import epsilon_from_rho
+from dpsynrag.privacy.discrete import discrete_gaussian_tail
 
 
 def test_paper_parameters():
@@ -50,10 +51,12 @@ def test_fraction_split_at_epsilon_10_equals_paper_and_scales():
 def test_open_vocabulary_delta_is_charged():
     cal = calibrate(epsilon=10.0, delta=1e-3, open_vocabulary_delta=1e-4)
     plan = cal.plan(num_clusters=100)
-    assert plan.delta == pytest.approx(1e-4, rel=1e-6)
+    # threshold: the smallest integer t with 10 * P[Z >= t] <= 1e-4, Z ~ N_Z(0, s^2) (discrete Gaussian)
+    t = cal.hist_threshold
+    assert t == int(t) == 31  # the continuous Gaussian's 1 + s * 4.2649 = 31.16 would release from 32
+    assert 10 * discrete_gaussian_tail(cal.sigma_hist, 31) <= 1e-4 < 10 * discrete_gaussian_tail(cal.sigma_hist, 30)
+    assert plan.delta == pytest.approx(10 * discrete_gaussian_tail(cal.sigma_hist, 31), rel=1e-12) and plan.delta <= 1e-4
     assert epsilon_from_rho(plan.rho, 1e-3 - plan.delta) <= 10.0
-    # threshold: 10 * P[1 + N(0, s^2) > t] = 1e-4
-    assert cal.hist_threshold == pytest.approx(1 + cal.sigma_hist * 4.264890793922825, rel=1e-6)
 
 
 def test_no_outlier_removal_gives_generation_everything():
@@ -124,3 +127,16 @@ def test_build_config_calibrates_over_min_L_R():
     assert cal.clip == pytest.approx(direct.clip, rel=1e-12) and cal.L == 3
     assert epsilon_from_rho(cal.plan(num_clusters=3).rho, 1e-3) == pytest.approx(10.0, rel=1e-6)  # all spent
     assert BuildConfig(epsilon=10.0, delta=1e-3, R=500, L=5, task="medical").calibrate().L == 5
+
+
+def test_build_config_calibrates_over_min_L_K_when_clustering_on_keywords():
+    # a document holds at most K keywords, so it joins at most K clusters; text matching has no such bound
+    from dpsynrag.pipeline.config import BuildConfig
+
+    cfg = BuildConfig(epsilon=10.0, delta=1e-3, K=1, R=40, L=3, T=8, task="medical")
+    assert cfg.L_effective == 1
+    cal = cfg.calibrate()
+    direct = calibrate(epsilon=10.0, delta=1e-3, K=1, L=1, T=8)
+    assert cal.clip == pytest.approx(direct.clip, rel=1e-12) and cal.L == 1
+    assert epsilon_from_rho(cal.plan(num_clusters=40).rho, 1e-3) == pytest.approx(10.0, rel=1e-6)
+    assert BuildConfig(epsilon=10.0, delta=1e-3, K=1, R=40, L=3, T=8, task="medical", match_text=True).L_effective == 3

@@ -32,6 +32,10 @@ def test_build_query_report(tmp_path, slice_file, offline_lm, offline_embedder):
     assert "Privacy report" in result.output and "built" in result.output
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["privacy"]["epsilon"] <= 10 and manifest["num_texts"] == 3
+    kept = manifest["num_kept"]
+    built = " ".join(result.output.split())
+    assert f"{kept} of 3 synthetic texts kept" in built
+    assert ("warning: no synthetic text was kept (0 of 3)" in built) == (kept == 0)
     owner = tmp_path / "corpus.owner.json"  # owner-only facts beside the folder, never inside it
     assert "corpus.owner.json" in result.output.replace("\n", "")
     assert json.loads(owner.read_text())["input_fingerprint"]["documents"] == 80
@@ -42,12 +46,24 @@ def test_build_query_report(tmp_path, slice_file, offline_lm, offline_embedder):
     assert json.loads(result.output)["epsilon"] == pytest.approx(manifest["privacy"]["epsilon"])
 
     result = runner.invoke(app, ["query", str(out), "I feel dizzy. What is my disease?", "--top-k", "2"])
-    assert result.exit_code == 0, result.output
-    assert result.output.strip()
+    if kept:
+        assert result.exit_code == 0, result.output
+        assert result.output.strip()
+    else:  # 5-token texts: the self-filter may keep none; then query refuses to answer from the model alone
+        assert result.exit_code == 2 and "keeps no synthetic text" in " ".join(result.output.split())
 
     # the folder exists now: a second build refuses without --overwrite
     result = runner.invoke(app, args)
     assert result.exit_code == 2 and "already exists" in result.output
+
+    # without the self-filter every non-empty text is kept, and query answers from them
+    result = runner.invoke(app, [*args, "--no-self-filter", "--overwrite"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "manifest.json").read_text())["num_kept"] == 3
+    result = runner.invoke(app, ["query", str(out), "I feel dizzy. What is my disease?", "--top-k", "2",
+                                 "--show-context"])
+    assert result.exit_code == 0, result.output
+    assert "[1] " in result.output and "[2] " in result.output and "warning" not in result.output
 
 
 @pytest.mark.parametrize(

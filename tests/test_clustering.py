@@ -33,10 +33,11 @@ def test_soft_cluster_text_matching():
 
 
 def test_soft_cluster_text_matching_ignores_edge_punctuation():
-    # a trailing apostrophe or hyphen is not part of the word; inner ones are
-    texts = ["the patients' rash", "covid-19 and asthma-", "a well-known cough"]
-    clusters = soft_cluster([(), (), ()], ["patients", "covid", "asthma", "well", "cough"], L=5, texts=texts)
-    assert clusters == [[0], [1], [1], [], [2]]
+    # Unicode word boundaries (UAX #29, the keyword extractors' tokenisation): edge apostrophes and
+    # hyphens are not part of a word, and a hyphen splits "well-known" into "well" and "known"
+    texts = ["the patients' rash", "covid-19 and asthma-", "a well-known cough", "Patients"]
+    clusters = soft_cluster([()] * 4, ["patients", "covid", "asthma", "well", "known", "cough"], L=6, texts=texts)
+    assert clusters == [[0, 3], [1], [1], [2], [2], [2]]
 
 
 @settings(max_examples=100, deadline=None)
@@ -56,6 +57,38 @@ def test_no_document_in_more_than_L_clusters(docs, L):
     # a document misses a cluster of one of its keywords only when it is already full
     for i, d in enumerate(docs):
         assert counts[i] == min(L, len(set(d)))
+
+
+def test_primary_rule_hand_made():
+    # W most frequent first; a document joins its own first L released keywords, in its own order
+    docs = [("flu", "aspirin", "fever"), ("flu", "aspirin"), ("aspirin", "flu"), ("fever",), ("unknown", "fever")]
+    W = ["fever", "flu", "aspirin"]
+    assert soft_cluster(docs, W, L=1, rule="primary") == [[3, 4], [0, 1], [2]]
+    assert soft_cluster(docs, W, L=2, rule="primary") == [[3, 4], [0, 1, 2], [0, 1, 2]]
+    # the paper's walk puts every document in the rarest keyword's cluster first: a duplicate topic
+    assert soft_cluster(docs, W, L=1) == [[3, 4], [], [0, 1, 2]]
+    with pytest.raises(ConfigError):
+        soft_cluster(docs, W, L=1, rule="primary", texts=["a"] * 5)
+    with pytest.raises(ConfigError):
+        soft_cluster(docs, W, L=1, rule="largest")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(list("abcdefgh")), max_size=6, unique=True), min_size=1, max_size=40),
+    st.integers(1, 4),
+)
+def test_primary_rule_membership_is_per_document(docs, L):
+    # each document's memberships depend on its own keywords and W only: removing another document
+    # never changes them (the condition of overlapping parallel composition)
+    W = list("hgfe")
+    full = soft_cluster(docs, W, L=L, rule="primary")
+    mine = [{r for r, m in enumerate(full) if i in m} for i in range(len(docs))]
+    for i, d in enumerate(docs):
+        assert mine[i] == {W.index(w) for w in [w for w in d if w in W][:L]}
+    if len(docs) > 1:
+        rest = soft_cluster(docs[1:], W, L=L, rule="primary")
+        assert [{r for r, m in enumerate(rest) if i in m} for i in range(len(docs) - 1)] == mine[1:]
 
 
 def test_candidate_words_and_rarity_extractor():

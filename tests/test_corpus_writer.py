@@ -106,3 +106,26 @@ def test_sigterm_during_a_build_removes_the_partial_folder(tmp_path):
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 128 + 15, proc.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_folder_and_file_times_are_the_manifest_created_time(tmp_path):
+    """Issue 12 (4): the folder's times must not tell how long the build ran: every file's and the
+    folder's modification and access times equal the manifest's `created` (the end of the build)."""
+    import datetime as dt
+    import logging
+    import time
+
+    out = tmp_path / "c"
+    with CorpusWriter(out) as w:
+        logging.getLogger("dpsynrag.build").info("stage 1: a public parameter")
+        assert not (w.partial / "build.log").exists()  # the log is kept in memory while the build runs
+        time.sleep(2.2)  # a build that takes a while: its start must not show in any time
+        corpus = w.finish(RECORDS, {"method": "test"}, OnesEmbedder())
+    stats = {"c": os.stat(out)}  # before anything reads the folder or its files (atime)
+    stats.update({p.name: os.stat(p) for p in out.iterdir()})
+    created = dt.datetime.fromisoformat(corpus.manifest["created"]).timestamp()
+    assert created == int(created) and abs(created - time.time()) < 60
+    assert sorted(stats) == sorted(["c", MANIFEST, "texts.jsonl", "index.faiss", "index_ids.json", "build.log"])
+    for name, st in stats.items():
+        assert st.st_mtime == created and st.st_atime == created, name
+    assert (out / "build.log").read_text() == "INFO dpsynrag.build stage 1: a public parameter\n"

@@ -141,19 +141,6 @@ def test_every_engine_gives_the_direct_scores(tiny_lm_factory, model_type):
                 assert torch.allclose(z[r], ref, atol=1e-4), (model_type, engine, suffix, r)
 
 
-def test_shared_attention_without_the_cpu_flash_kernel(tiny_lm, monkeypatch):
-    """The matmul path of the shared-prompt attention (used off CPU or without torch's CPU flash op)."""
-    from dpsynrag.models import _engine
-
-    monkeypatch.setattr(_engine, "_cpu_flash", None)
-    p = [prompt(tiny_lm, d) for d in DOCS]
-    clusters = [[p[0], p[1], p[3]], [p[1], p[2]], [p[3], p[4], p[0], p[2]]]
-    z = decoder(tiny_lm).aggregated_logits(clusters, (20, 21, 9))
-    for r, c in enumerate(clusters):
-        ref = sum(clip_logits(direct_logits(tiny_lm, t, (20, 21, 9))[None, :], 1.0)[0] for t in c)
-        assert torch.allclose(z[r], ref, atol=1e-4)
-
-
 def test_sliding_window_model_takes_the_generic_engine(tiny_lm_factory):
     from transformers import AutoConfig, AutoModelForCausalLM
 
@@ -190,21 +177,23 @@ def test_shared_prefix_and_shared_documents_are_computed_once(tiny_lm_factory, e
     monkeypatch.setattr(lm.runner, "forward", recording)
     lm.eos_token_ids = ()  # no row leaves early: every step has one row per membership
     p = [prompt(lm, d) for d in DOCS]
-    prefix_len = len(lm.encode(prompt(lm, ""))) - 2  # the instruction, without "<|end|> <|assistant|>"
+    prefix = lm.public_prefix("rephrase the following document : {document}")
+    assert prefix == lm.encode(prompt(lm, ""))[:5]  # "<|user|> rephrase the following document", no ":"
     clusters = [[p[0], p[1], p[2]], [p[1], p[2], p[3]], [p[2], p[3], p[4]], [p[0], p[4]]]
     T = 3
-    decoder(lm, max_new_tokens=T).generate(clusters, [ZCDPAccountant() for _ in clusters])
+    decoder(lm, max_new_tokens=T, prompt_prefix=prefix).generate(clusters, [ZCDPAccountant() for _ in clusters])
     prefills = [c for c in calls if c[1] > 1]
     steps = [c for c in calls if c[1] == 1]
-    # one forward for the common prefix (batch 1), then every distinct document exactly once
-    assert prefills[0][0] == 1 and prefills[0][1] >= prefix_len
-    assert sum(c[0] for c in prefills[1:]) == len(DOCS)
-    # T - 1 decode steps (the first token comes from the prefill), each with one row per membership
-    assert len(steps) == T - 1 and all(c[0] == sum(map(len, clusters)) for c in steps)
-    # a second call with the same instruction prefix reuses its keys/values
+    # one forward for the public prefix (batch 1), then every distinct document exactly once, alone
+    assert prefills[0] == (1, len(prefix))
+    assert prefills[1:] == [(1, len(lm.encode(t)) - len(prefix)) for t in p]
+    # T - 1 decode steps (the first token comes from the prefill), each one forward of the fixed
+    # public row count (the 11 memberships and dummy rows)
+    assert len(steps) == T - 1 and all(c[0] == 32 for c in steps)
+    # a second call with the same public prefix reuses its keys/values
     calls.clear()
-    decoder(lm, max_new_tokens=1).generate([[p[3], p[1]]], [ZCDPAccountant()])
-    assert [c[0] for c in calls] == [2]
+    decoder(lm, max_new_tokens=1, prompt_prefix=prefix).generate([[p[3], p[1]]], [ZCDPAccountant()])
+    assert calls == [(1, len(lm.encode(p[3])) - len(prefix)), (1, len(lm.encode(p[1])) - len(prefix))]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -92,3 +92,18 @@ def test_offline_minilm_default():
     related, unrelated = float(x[0] @ x[1]), float(x[0] @ x[2])
     assert related > 0.6 and unrelated < 0.3  # MODELS.md: ~0.77 / ~0.10 on such pairs
     assert emb.encode([]).shape == (0, 384)
+
+
+def test_count_truncated_counts_the_texts_the_model_cuts(tiny_st_folder):
+    """Issue 12 (6): the model reads at most max_seq_length tokens ([CLS] and [SEP] included) and cuts
+    longer texts silently; count_truncated says how many of the texts it cut."""
+    emb = Embedder.load(tiny_st_folder, device="cpu")
+    emb.model.max_seq_length = 6
+    assert emb.max_tokens == 6
+    texts = ["the patient has fever", "the patient has fever red", "red blue green skin heart lung", "the"]
+    assert emb.count_truncated(texts) == 2  # 4 words + 2 special tokens fit; 5 and 6 words do not
+    # what "cut" means: a cut text is embedded as its first 4 words
+    np.testing.assert_allclose(emb.encode([texts[1]]), emb.encode([texts[0]]), atol=1e-6)
+    assert emb.count_truncated([]) == 0
+    with pytest.raises(DataError, match="not one string"):
+        emb.count_truncated("the patient")

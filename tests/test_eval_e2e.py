@@ -63,6 +63,10 @@ def test_files_and_keys(first_run):
         assert row["leakage"]["attacks"]["all"]["texts"] == 2
         assert row["config"]["model"] == saved["models"]["lm"] and row["config"]["seed"] == 0
         assert row["timings"]["answer_questions_s"] >= 0
+        if method in ("non-rag", "dp-rag"):  # no top-k retrieved texts to score
+            assert row["context_recall"] is None and row["context_hits"] is None
+        else:
+            assert row["context_recall"] == row["context_hits"] / 3 and 0 <= row["context_hits"] <= 3
     for method in ("dp-synth", "aug-pe", "dp-synrag", "dp-synrag-no-self-filter"):
         row = rows[method]
         assert row["privacy"]["epsilon"] <= 10.0 + 1e-9 and row["privacy"]["delta"] == 1e-3
@@ -78,6 +82,7 @@ def test_files_and_keys(first_run):
     assert rows["rag"]["privacy"]["epsilon"] is None and rows["non-rag"]["privacy"]["epsilon"] == 0.0
     md = (out / "results.md").read_text()
     assert "## Leakage" in md and "DP-SynRAG, no self-filter (ε=10)" in md and "80 of 8000 documents" in md
+    assert "| context recall |" in md
 
 
 def test_second_run_resumes_without_new_work(first_run, offline_lm, offline_embedder, monkeypatch):

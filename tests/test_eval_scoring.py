@@ -15,6 +15,8 @@ from dpsynrag.eval import (
     NameMatcher,
     accuracy_summary,
     bucket_accuracy,
+    context_hits,
+    context_recall,
     expand_methods,
     leakage_summary,
     querier_name,
@@ -59,6 +61,70 @@ def test_accuracy_of_nothing_is_zero_and_lengths_must_match():
     assert accuracy_summary([])["accuracy"] == 0.0
     with pytest.raises(ConfigError):
         score_queries(MedicalTask(), [_query("a", "X")], [])
+
+
+def test_context_recall_matches_the_gold_answer_in_the_retrieved_texts():
+    task = MedicalTask()
+    queries = [_query("a", "Flibberflamosis"), _query("b", "Snurfluxias"), _query("c", "Zorblio Flos"),
+               _query("d", "Blergoniosis")]
+    contexts = [
+        ["Nothing here.", "the diagnosis is FLIBBERFLAMOSIS."],  # second text, other case: a hit
+        ["The diagnosis is Flibberflamosis."],  # another disease: no hit
+        ["... it was Zorblio", "Flos is a flower."],  # split across two texts: no hit (joined by blank lines)
+        [],  # nothing retrieved
+    ]
+    assert context_hits(contexts, queries, task) == [True, False, False, False]
+    assert context_recall(contexts, queries, task) == 0.25
+    assert context_recall([["zorblio flos"]], queries[2:3], task) == 1.0
+    assert context_recall([], [], task) == 0.0
+    with pytest.raises(ConfigError):
+        context_recall([["x"]], queries, task)
+
+
+def test_harness_context_recall_for_rag_and_corpora_and_from_old_caches(tmp_path, tiny_lm, monkeypatch):
+    from fakes import HashEmbedder
+
+    from dpsynrag.corpus import CorpusWriter
+    from dpsynrag.eval.harness import EvalData, Harness, MethodSpec, evaluate_method
+
+    task = MedicalTask()
+    docs = [_doc(0, "Ann Lee", "Flibberflamosis"), _doc(1, "Bo Chan", "Blergoniosis"), _doc(2, "Cy Moe", "Blergoniosis")]
+    queries = [_query("1", "Flibberflamosis"), _query("2", "Snurfluxias")]
+    config = EvalConfig.create(task="medical", out=tmp_path / "run", methods="rag", top_k=3, answer_tokens=2)
+    data = EvalData(task=task, documents=docs, queries=queries, attacks=[], matcher=NameMatcher([]),
+                    info={"documents_sha256": "test"})
+    h = Harness(config, data, tiny_lm, HashEmbedder(), progress=False, log=lambda s: None)
+
+    # RAG over the private documents: top-3 of 3 documents, the first disease is among them, the second not
+    row = evaluate_method(h, h.specs("rag", None), leakage=False)
+    assert (row["context_recall"], row["context_hits"]) == (0.5, 1)
+    assert evaluate_method(h, h.specs("non-rag", None), leakage=False)["context_recall"] is None
+
+    # a synthetic corpus: only the kept texts are retrieved (the rejected one names Snurfluxias)
+    records = [{"id": 0, "text": "a patient with flibberflamosis", "kept": True},
+               {"id": 1, "text": "the diagnosis is Snurfluxias", "kept": False}]
+    with CorpusWriter(tmp_path / "corpus") as writer:
+        corpus = writer.finish(records, {"method": "dp-synth", "config": {}}, HashEmbedder())
+    spec = MethodSpec("dp-synth", 10.0, {})
+    _, info = h.answers(spec, queries, prefix="q", corpus=corpus)
+    assert info["context_hits"] == [True, False]
+    _, attacks = h.answers(spec, queries, prefix="a", corpus=corpus)
+    assert attacks["context_hits"] is None  # attack prompts have no gold answer
+
+    # answers cached before context recall was recorded: scored by retrieval alone, nothing generated
+    cached = next((tmp_path / "run" / "cache" / "answers").glob("dp-synth-*.jsonl"))
+    lines = [json.loads(line) for line in cached.read_text().splitlines()]
+    assert [rec.get("context_hit") for rec in lines[1:3]] == [True, False]
+    cached.write_text("".join(json.dumps({k: v for k, v in rec.items() if k != "context_hit"}) + "\n" for rec in lines))
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("scoring context recall generated text")
+
+    monkeypatch.setattr(tiny_lm, "generate_greedy", forbidden)
+    texts, again = h.answers(spec, queries, prefix="q", corpus=corpus)
+    assert again["context_hits"] == [True, False] and again["answered_now"] == 0
+    assert texts == [rec["text"] for rec in lines[1:3]]
+    assert AnswerCache(cached, lines[0]["identity"]).hit("q:1", queries[0].question) is True
 
 
 @pytest.mark.parametrize(
@@ -262,10 +328,11 @@ def test_answer_cache_resumes_drops_torn_lines_and_resets_on_a_new_identity(tmp_
 
 
 def _fake_results(experiment="main"):
-    def row(method, label, acc, eps=None, corpus=False):
+    def row(method, label, acc, eps=None, corpus=False, recall=None):
         r = {
             "method": method, "label": label, "epsilon": eps, "n": 10, "correct": int(10 * acc),
             "correct_case_sensitive": int(10 * acc) // 2, "accuracy": acc, "accuracy_case_sensitive": acc / 2,
+            "context_recall": recall, "context_hits": None if recall is None else int(10 * recall),
             "by_bucket": {"[1,10)": {"n": 4, "accuracy": acc / 2, "accuracy_case_sensitive": 0.0},
                           "[10,30)": {"n": 6, "accuracy": acc, "accuracy_case_sensitive": acc / 2}},
             "timings": {"answer_questions_s": 3.0, "build_s": 5.0 if corpus else None},
@@ -292,8 +359,8 @@ def _fake_results(experiment="main"):
         "models": {"lm": "tiny", "embedder": "mini"},
         "answering": {"top_k": 5, "answer_tokens": 16},
         "wall_seconds": 12.0, "compute_seconds": 30.0,
-        "methods": [row("non-rag", "Non-RAG", 0.0), row("rag", "RAG (no DP)", 0.8),
-                    row("dp-synrag", "DP-SynRAG (ε=10)", 0.4, 10.0, corpus=True),
+        "methods": [row("non-rag", "Non-RAG", 0.0), row("rag", "RAG (no DP)", 0.8, recall=0.9),
+                    row("dp-synrag", "DP-SynRAG (ε=10)", 0.4, 10.0, corpus=True, recall=0.5),
                     {"method": "aug-pe", "label": "Aug-PE (ε=10)", "epsilon": 10.0, "error": "DataError: boom | x"}],
     }
     if experiment == "multi-query":
@@ -319,7 +386,8 @@ def test_report_tables_and_plots(tmp_path):
     for heading in ("## Accuracy", "## Accuracy by support bucket", "## Leakage", "## Privacy and corpora",
                     "## Methods that failed"):
         assert heading in md
-    assert "| DP-SynRAG (ε=10) | 10 | 40.0% | 20.0% | 10 |" in md
+    assert "| DP-SynRAG (ε=10) | 10 | 40.0% | 20.0% | 50.0% | 10 |" in md
+    assert "| RAG (no DP) | ∞ | 80.0% | 40.0% | 90.0% | 10 |" in md and "| Non-RAG | 0 | 0.0% | 0.0% | – | 10 |" in md
     assert "[10,30) (n=6)" in md and "2 / 2" in md and "0 / 5 kept, 1 / 8 all" in md
     assert "DataError: boom / x" in md  # a '|' would break the table
     written = write_report(results, tmp_path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import warnings
 
 import pyarrow as pa
@@ -47,13 +48,13 @@ def test_blank_lines_are_skipped_but_counted(tmp_path):
 
 def test_duplicate_id_names_the_id_and_both_lines(tmp_path):
     path = _write_lines(tmp_path / "d.jsonl", [{"id": "a", "text": "x"}, {"id": "b", "text": "y"}, {"id": "a", "text": "z"}])
-    with pytest.raises(DataError, match=r"duplicate id 'a' at line 3.*first at line 1"):
+    with pytest.raises(DataError, match=r"line 3 \(row 2\): id field 'id' repeats the id of line 1 \(row 0\)"):
         load_documents(path, id_field="id")
 
 
 def test_duplicate_after_stringification(tmp_path):
     path = _write_lines(tmp_path / "d.jsonl", [{"id": 1, "text": "x"}, {"id": "1", "text": "y"}])
-    with pytest.raises(DataError, match="duplicate id '1'"):
+    with pytest.raises(DataError, match="line 2 .*repeats the id of line 1"):
         load_documents(path, id_field="id")
 
 
@@ -88,7 +89,7 @@ def test_missing_field_names_field_available_fields_and_line(tmp_path):
 
 def test_non_string_and_empty_text(tmp_path):
     path = _write_lines(tmp_path / "d.jsonl", [{"text": 12}])
-    with pytest.raises(DataError, match=r"line 1 \(row 0\): field 'text' must be a string, found int 12"):
+    with pytest.raises(DataError, match=r"line 1 \(row 0\): field 'text' must be a string, found int\.$"):
         load_documents(path)
     path = _write_lines(tmp_path / "e.jsonl", [{"text": "ok"}, {"text": "   "}])
     with pytest.raises(DataError, match=r"line 2 \(row 1\): field 'text' is empty"):
@@ -135,7 +136,7 @@ def test_csv_errors(tmp_path):
     with pytest.raises(DataError, match=r"line 2 \(row 0\): missing field 'text'; available fields: id, body"):
         load_documents(path)
     path.write_text("id,text\n1,x\n1,y\n", encoding="utf-8")
-    with pytest.raises(DataError, match="duplicate id '1' at line 3"):
+    with pytest.raises(DataError, match="line 3 .*repeats the id of line 2"):
         load_documents(path, id_field="id")
     path.write_text("id,text\n1,x\n2,\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"line 3 \(row 1\): field 'text' is empty"):
@@ -169,7 +170,7 @@ def test_parquet_round_trip_and_errors(tmp_path):
     with pytest.raises(DataError, match=r"row 1: field 'text' must be a string, found NoneType"):
         load_documents(path)
     pq.write_table(pa.table({"id": ["a", "a"], "text": ["x", "y"]}), path)
-    with pytest.raises(DataError, match="duplicate id 'a' at row 1"):
+    with pytest.raises(DataError, match="row 1: id field 'id' repeats the id of row 0"):
         load_documents(path, id_field="id")
     path.write_bytes(b"not parquet")
     with pytest.raises(DataError, match="not a readable Parquet file"):
@@ -215,3 +216,33 @@ def test_repeated_texts_are_warned_about(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert len(as_documents(["a", "b"])) == 2
+
+
+SECRET = "Jane Roe, born 1970, HIV positive"
+
+
+@pytest.mark.parametrize(
+    "name, content, kwargs",
+    [
+        ("bad_json.jsonl", '{"text": "ok"}\n{"text": "' + SECRET + '", oops}\n', {}),
+        ("not_object.jsonl", '["' + SECRET + '"]\n', {}),
+        ("array.json", '[{"text": "ok"}, "' + SECRET + '"]', {}),
+        ("number_text.jsonl", '{"text": ["' + SECRET + '"]}\n', {}),
+        ("dict_id.jsonl", '{"id": {"name": "' + SECRET + '"}, "text": "ok"}\n', {"id_field": "id"}),
+        ("duplicate_id.jsonl", '{"id": "' + SECRET + '", "text": "a"}\n{"id": "' + SECRET + '", "text": "b"}\n',
+         {"id_field": "id"}),
+        ("bad_utf8.jsonl", '{"text": "' + SECRET.replace("HIV", "H\udcffV") + '"}\n', {}),
+        ("bad_utf8.csv", 'id,text\n1,"' + SECRET.replace("HIV", "H\udcffV") + '"\n', {}),
+    ],
+)
+def test_errors_never_quote_record_content(tmp_path, name, content, kwargs):
+    """Issue 12 (7): a malformed record's error says where (line, row, field) and what rule broke, and
+    never quotes the private record itself (not its text, not its id, not its bytes)."""
+    path = tmp_path / name
+    path.write_bytes(content.encode("utf-8", errors="surrogateescape"))
+    with pytest.raises(DataError) as info:
+        load_documents(path, **kwargs)
+    message = str(info.value)
+    assert re.search(r"line \d|row \d", message)  # it does say where
+    for fragment in ("Jane", "Roe", "1970", "HIV", "\\xff", "positive"):
+        assert fragment not in message, message

@@ -1,8 +1,9 @@
 """DP mechanisms: sensitivity bounds, exact sampling laws (statistical tests), accounting, bad input.
 
-Statistical tests compare 10^5 draws with the exact distribution and fail when p < 1e-6: with a
-fixed seed they are deterministic; under the null hypothesis the false-failure rate is 1e-6 per test
-(the SecureRandom tests are not seeded and keep that rate on every run).
+Statistical tests compare draws with the exact distribution (for integer noise: the discrete Gaussian's
+pmf, chi-square on bins with expected counts >= 5) and fail when p < 1e-6: with a fixed seed they are
+deterministic; under the null hypothesis the false-failure rate is 1e-6 per test (the SecureRandom tests
+are not seeded and keep that rate on every run).
 """
 
 import math
@@ -19,6 +20,7 @@ from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.mechanisms import (
     cap_keywords,
     clip_logits,
+    discrete_gaussian_vote_histogram,
     exponential_threshold,
     gaussian_histogram,
     gaussian_sparse_histogram,
@@ -86,17 +88,31 @@ def test_cap_keywords_never_exceeds_K(words, K):
     assert len(out) <= K and len(set(out)) == len(out)
 
 
+def _discrete_gaussian_chisquare(noise: np.ndarray, sigma: float) -> float:
+    """p-value of a chi-square test of integer noise against N_Z(0, sigma^2) (bins with expected >= 5)."""
+    z = np.arange(-60 * int(sigma) - 60, 60 * int(sigma) + 61)
+    pmf = np.exp(-(z.astype(np.float64) ** 2) / (2 * sigma**2))
+    pmf /= pmf.sum()
+    keep = len(noise) * pmf >= 5
+    lo, hi = z[keep].min(), z[keep].max()
+    observed = [(noise <= lo).sum(), *[(noise == v).sum() for v in range(lo + 1, hi)], (noise >= hi).sum()]
+    expected = len(noise) * np.array([pmf[z <= lo].sum(), *pmf[(z > lo) & (z < hi)], pmf[z >= hi].sum()])
+    return stats.chisquare(observed, expected).pvalue
+
+
 def test_gaussian_histogram_noise_and_cost():
     vocab = [f"w{i}" for i in range(20_000)]
     docs = [["w0", "w1", "w1", "W2", "unknown"]] * 30 + [[f"w{i}" for i in range(50)]]  # last doc capped to K=5
     acc = ZCDPAccountant()
     noisy = gaussian_histogram(docs, vocab, max_keywords=5, sigma=4.0, accountant=acc, random=SeededRandom(0))
-    exact = np.zeros(len(vocab))
+    assert noisy.dtype == np.int64  # released as integers
+    exact = np.zeros(len(vocab), dtype=np.int64)
     exact[[0, 1, 2]] += 30
     exact[[0, 1, 2, 3, 4]] += 1
-    residual = (noisy - exact) / 4.0
-    assert stats.kstest(residual, "norm").pvalue > P_MIN  # noise on every entry, zero counts included
+    # exact discrete Gaussian noise on every entry, zero counts included
+    assert _discrete_gaussian_chisquare(noisy - exact, 4.0) > P_MIN
     assert acc.rho == pytest.approx(5 / (2 * 16))
+    assert acc.ledger[0].event.describe()["mechanism"] == "discrete_gaussian"
 
 
 def test_histogram_refuses_before_noise_when_over_budget():
@@ -106,21 +122,31 @@ def test_histogram_refuses_before_noise_when_over_budget():
     assert acc.rho == 0
 
 
+def _tail(sigma: float, m: int) -> float:
+    """P[Z >= m], Z ~ N_Z(0, sigma^2), by direct summation (float64)."""
+    z = np.arange(-60 * int(sigma) - 60, 60 * int(sigma) + 61)
+    w = np.exp(-(z.astype(np.float64) ** 2) / (2 * sigma**2))
+    return float(w[z >= m].sum() / w.sum())
+
+
 def test_sparse_histogram_threshold_and_delta():
     sigma, K, delta = 3.0, 4, 1e-3
     t = sparse_histogram_threshold(max_keywords=K, sigma=sigma, delta=delta)
-    assert K * stats.norm.sf((t - 1) / sigma) == pytest.approx(delta, rel=1e-9)
-    # A key held by one document is released with probability P[1 + N(0, s^2) > t]; with a low
-    # threshold that probability is large enough to measure: P[1 + N(0, 9) > 2.5] = sf(0.5).
+    # the smallest integer threshold whose delta term K * P[1 + Z > t] = K * P[Z >= t] fits in delta
+    assert t == int(t) == 11
+    assert K * _tail(sigma, 11) <= delta < K * _tail(sigma, 10)
+    # A key held by one document is released with probability P[1 + Z > t]; with a low threshold that
+    # probability is large enough to measure: P[1 + Z > 2.5] = P[Z >= 2] for Z ~ N_Z(0, 9).
     acc = ZCDPAccountant()
     trials = 20_000
     docs = [[f"k{i}"] for i in range(trials)]
     out = gaussian_sparse_histogram(
         docs, max_keywords=1, sigma=sigma, threshold=2.5, accountant=acc, random=SeededRandom(11)
     )
-    p = stats.norm.sf(0.5)
+    p = _tail(sigma, 2)
     assert stats.binomtest(len(out), trials, p).pvalue > P_MIN
-    assert acc.delta == pytest.approx(p, rel=1e-9)  # K = 1: delta = P[1 + N(0, s^2) > t]
+    assert all(isinstance(v, int) and v >= 3 for v in out.values())  # integer counts above the threshold
+    assert acc.delta == pytest.approx(p, rel=1e-9)  # K = 1: delta = P[Z >= 2]
     assert acc.rho == pytest.approx(1 / (2 * sigma**2))
 
 
@@ -130,7 +156,28 @@ def test_sparse_histogram_releases_frequent_keys():
         docs, max_keywords=2, sigma=2.0, threshold=30.0, accountant=ZCDPAccountant(), random=SeededRandom(4)
     )
     assert set(out) == {"fever", "rash"}
-    assert out["fever"] == pytest.approx(200, abs=12)  # 6 sigma
+    assert isinstance(out["fever"], int) and abs(out["fever"] - 200) <= 12  # 6 sigma
+
+
+def test_vote_histogram_enforces_its_sensitivity_and_releases_integers():
+    votes = np.zeros((500, 6), dtype=np.int64)
+    votes[np.arange(500), np.arange(500) % 6] = 1
+    votes[np.arange(500), (np.arange(500) + 1) % 6] = 1  # two votes per document
+    acc = ZCDPAccountant()
+    draws = np.array([
+        discrete_gaussian_vote_histogram(votes, max_votes=2, sigma=2.0, accountant=acc, random=SeededRandom(i))
+        for i in range(400)
+    ])
+    assert draws.dtype == np.int64 and draws.shape == (400, 6)
+    assert acc.rho == pytest.approx(400 * 2 / (2 * 4.0))  # L2 sensitivity sqrt(2)
+    exact = votes.sum(axis=0)
+    assert _discrete_gaussian_chisquare((draws - exact).ravel(), 2.0) > P_MIN
+    for bad, message in ((votes * 2, "only 0 and 1"), (np.ones((2, 6)), "more than max_votes=2"), (np.ones(6), "shape")):
+        with pytest.raises(ConfigError, match=message):
+            discrete_gaussian_vote_histogram(bad, max_votes=2, sigma=1.0, accountant=ZCDPAccountant(), random=SeededRandom(0))
+    assert discrete_gaussian_vote_histogram(
+        np.zeros((0, 3)), max_votes=1, sigma=1.0, accountant=ZCDPAccountant(), random=SeededRandom(0)
+    ).shape == (3,)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -47,7 +47,8 @@ def test_manifest_epsilon_within_target(built):
     assert manifest["not_for_release"] is True  # seeded
     assert manifest["num_texts"] == 4 == len(corpus.records)
     kinds = [m["mechanism"] for m in manifest["privacy"]["mechanisms"]]
-    assert kinds == ["gaussian", "overlapping_parallel_composition"]
+    assert kinds == ["discrete_gaussian", "overlapping_parallel_composition"]
+    assert all(type(r["noisy_count"]) is int for r in corpus.records)
 
 
 def test_no_document_in_more_than_L_clusters(built):

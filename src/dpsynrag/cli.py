@@ -11,8 +11,6 @@ from rich.console import Console
 from rich.table import Table
 
 from dpsynrag.errors import ConfigError, DpsynragError
-from dpsynrag.privacy.accountant import ZCDPAccountant
-from dpsynrag.privacy.calibration import calibrate, make_split
 from dpsynrag.privacy.report import PrivacyReport
 
 app = typer.Typer(
@@ -60,28 +58,33 @@ def budget(
     rho_hist: Optional[float] = typer.Option(None, help="Override the histogram share (rho, or a fraction)."),
     epsilon_theta: Optional[float] = typer.Option(None, help="Override the threshold share (epsilon_theta, or a fraction)."),
     rho_embed: Optional[float] = typer.Option(None, help="Override the embedding-sum share (rho per cluster, or a fraction)."),
+    open_vocabulary: bool = typer.Option(False, "--open-vocabulary", help="Plan the thresholded open-vocabulary histogram (as build --open-vocabulary)."),
     open_vocabulary_delta: Optional[float] = typer.Option(
-        None, help="Use the open-vocabulary histogram with this delta term (taken out of --delta)."
+        None, help="Delta term of the open-vocabulary histogram, taken out of --delta (default delta/10; implies --open-vocabulary)."
     ),
+    no_outlier_removal: bool = typer.Option(False, "--no-outlier-removal", help="Plan without the embedding threshold (as build)."),
+    match_text: bool = typer.Option(False, "--match-text", help="Plan clustering on keyword occurrence in the text (as build): L is then not capped at K."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
 ) -> None:
-    """Calibrate a DP-SynRAG build for a target (epsilon, delta) and print its privacy report."""
+    """Print the privacy plan of a DP-SynRAG build for a target (epsilon, delta): the same configuration,
+    calibration and plan `dpsynrag build` uses with these options (its guarantee, fixed before any data is read)."""
+    from pydantic import ValidationError
+
+    from dpsynrag.pipeline.config import BuildConfig
+
     try:
-        cal = calibrate(
-            epsilon=epsilon,
-            delta=delta,
-            K=K,
-            L=L,
-            T=T,
-            temperature=tau,
-            split=make_split(split, L=L, hist=rho_hist, theta=epsilon_theta, embed=rho_embed),
-            conversion=conversion,  # type: ignore[arg-type]
+        config = BuildConfig(
+            epsilon=epsilon, delta=delta, K=K, R=R, L=L, T=T, temperature=tau, conversion=conversion, split=split,
+            rho_hist=rho_hist, epsilon_theta=epsilon_theta, rho_embed=rho_embed,
+            outlier_removal=not no_outlier_removal, match_text=match_text,
+            open_vocabulary=open_vocabulary or open_vocabulary_delta is not None,
             open_vocabulary_delta=open_vocabulary_delta,
         )
-        accountant = ZCDPAccountant()
-        accountant.compose(cal.histogram_event())
-        accountant.open_parallel(cal.branch_plan(), num_branches=R, max_branches_per_unit=L)
-        report = PrivacyReport.from_accountant(accountant, delta=delta, parameters=cal.to_dict())
+        cal = config.calibrate()
+        report = PrivacyReport.from_plan(config.plan(cal), delta=delta, parameters=cal.to_dict())
+    except ValidationError as exc:
+        _fail(ConfigError(_pydantic_message(exc, _BUILD_FLAGS)))
+        return
     except DpsynragError as exc:
         _fail(exc)
         return
@@ -118,10 +121,18 @@ def build(
     open_vocabulary: bool = typer.Option(False, "--open-vocabulary", help="Thresholded open-vocabulary histogram (keeps domain words)."),
     open_vocabulary_delta: Optional[float] = typer.Option(None, help="Delta term of the open-vocabulary histogram (default delta/10)."),
     extractor: str = typer.Option("llm", help="Keyword extractor: llm (paper) | rarity (fast, per-document statistics)."),
+    language: str = typer.Option("en", "--language", help="Language of the documents (wordfreq code: en, de, ru, ar, ja, zh, ...): keyword tokenisation, stop words, public word frequencies and vocabulary."),
     split: str = typer.Option("paper", help="Budget split: paper | fractions."),
     conversion: str = typer.Option("bun-steinke", help="rho->epsilon conversion used to calibrate: bun-steinke | cks."),
     no_outlier_removal: bool = typer.Option(False, "--no-outlier-removal", help="Skip the embedding threshold (ablation)."),
     match_text: bool = typer.Option(False, "--match-text", help="Cluster on keyword occurrence in the text instead of extracted keywords."),
+    clustering: str = typer.Option("paper", "--clustering", help="Membership rule: paper (least frequent keyword first) | primary (a document's own first L released keywords)."),
+    decoding: str = typer.Option("paper", "--decoding", help="Private decoding: paper (clipped sum) | public-prior (+ omega x public log-probabilities) | invisibleink (clip each document's difference to the public log-probabilities)."),
+    public_prompt: Optional[str] = typer.Option(None, "--public-prompt", help="Public prompt of the decoding, no private data (default: the rephrase instruction with an empty document)."),
+    public_weight: Optional[float] = typer.Option(None, "--public-weight", help="Omega of the public term: paper (default 0) | public-prior (default 1)."),
+    invisibleink_lambda: float = typer.Option(1.0, "--invisibleink-lambda", help="invisibleink: weight lambda of the public log-probabilities."),
+    invisibleink_top_k: Optional[int] = typer.Option(None, "--invisibleink-top-k", help="invisibleink: sample only among the top-k+ public tokens (default: whole vocabulary)."),
+    invisibleink_margin: float = typer.Option(0.0, "--invisibleink-margin", help="invisibleink: top-k+ also keeps tokens within this many nats of the k-th public log-probability."),
     max_document_tokens: int = typer.Option(256, help="Truncate each document to this many tokens."),
     text_field: str = typer.Option("text", help="Field holding the document text."),
     id_field: Optional[str] = typer.Option(None, help="Field holding a unique document id."),
@@ -151,7 +162,12 @@ def build(
         )
         synrag_only = {"--K": K != 10, "--R": R != 500, "--L": L != 5, "--k": k != 80, "--open-vocabulary": open_vocabulary,
                        "--open-vocabulary-delta": open_vocabulary_delta is not None, "--extractor": extractor != "llm",
-                       "--split": split != "paper", "--no-outlier-removal": no_outlier_removal, "--match-text": match_text}
+                       "--language": language != "en",
+                       "--split": split != "paper", "--no-outlier-removal": no_outlier_removal, "--match-text": match_text,
+                       "--clustering": clustering != "paper", "--decoding": decoding != "paper",
+                       "--public-prompt": public_prompt is not None, "--public-weight": public_weight is not None,
+                       "--invisibleink-lambda": invisibleink_lambda != 1.0, "--invisibleink-top-k": invisibleink_top_k is not None,
+                       "--invisibleink-margin": invisibleink_margin != 0.0}
         pe = {"--population-size": population_size, "--iterations": iterations, "--pe-L": pe_L, "--selection": selection,
               "--num-nearest-neighbor": num_nearest_neighbor, "--count-threshold": count_threshold, "--description": description}
         given = {"dp-synrag": [n for n, v in {**pe, "--num-batches": num_batches}.items() if v is not None],
@@ -177,8 +193,10 @@ def build(
             builder = build_corpus
             config = BuildConfig(
                 **common, K=K, R=R, L=L, k=k, open_vocabulary=open_vocabulary, open_vocabulary_delta=open_vocabulary_delta,
-                extractor=extractor, split=split, outlier_removal=not no_outlier_removal, match_text=match_text,
-                batch_size=batch_size,
+                extractor=extractor, language=language, split=split, outlier_removal=not no_outlier_removal,
+                match_text=match_text, clustering=clustering, batch_size=batch_size, decoding=decoding,
+                public_prompt=public_prompt, public_weight=public_weight, invisibleink_lambda=invisibleink_lambda,
+                invisibleink_top_k=invisibleink_top_k, invisibleink_margin=invisibleink_margin,
             )
         config.calibrate()
         documents = input
@@ -194,7 +212,8 @@ def build(
             documents, out, config, text_field=text_field, id_field=id_field, overwrite=overwrite, progress=True
         )
     except ValidationError as exc:
-        _fail(ValueError(_pydantic_message(exc)))
+        flags = {**_BUILD_FLAGS, **({"L": "--pe-L", "threshold": "--count-threshold"} if method == "aug-pe" else {})}
+        _fail(ConfigError(_pydantic_message(exc, flags)))
         return
     except (DpsynragError, FileExistsError) as exc:
         _fail(exc)
@@ -205,17 +224,39 @@ def build(
         f"[bold green]built[/] {out}: {m['num_kept']} of {m['num_texts']} synthetic texts kept; "
         f"epsilon={corpus.privacy_report.epsilon:.4f} (tight {corpus.privacy_report.epsilon_tight:.4f}), delta={delta:g}."
     )
+    _warn_content(corpus)
     from dpsynrag.corpus import owner_audit_path
 
     console.print(f"owner-only audit record (input fingerprint, wall times; not DP, never publish): {owner_audit_path(out)}")
 
 
-def _pydantic_message(exc) -> str:
+# `dpsynrag build`: the command-line flag of each config field it sets (named in validation errors).
+_BUILD_FLAGS = {
+    **{name: f"--{name}" for name in ("epsilon", "delta", "K", "R", "L", "k", "T", "seed", "language", "extractor",
+                                      "split", "conversion", "clustering", "selection", "iterations")},
+    "temperature": "--tau", "max_document_tokens": "--max-document-tokens", "batch_size": "--batch-size",
+    "open_vocabulary_delta": "--open-vocabulary-delta", "filter_prompt": "--filter-prompt",
+    "num_batches": "--num-batches", "population_size": "--population-size",
+    "num_nearest_neighbor": "--num-nearest-neighbor",
+}
+
+
+def _pydantic_message(exc, flags: dict[str, str] | None = None) -> str:
+    """The invalid fields, "; "-separated: each named by its flag where ``flags`` maps the field to one
+    and its name (``--k (`k`): ...``), else by its name in backquotes."""
     parts = []
     for e in exc.errors():
         where = ".".join(str(x) for x in e.get("loc", ())) or "config"
-        parts.append(f"`{where}`: {e.get('msg')} (found {e.get('input')!r})")
+        label = f"{flags[where]} (`{where}`)" if flags and where in flags else f"`{where}`"
+        parts.append(f"{label}: {e.get('msg')} (found {e.get('input')!r})")
     return "; ".join(parts)
+
+
+def _warn_content(corpus) -> None:
+    """A warning on stderr when the corpus keeps no or few texts (post-processing of released counts)."""
+    warning = corpus.content_warning
+    if warning:
+        err_console.print(f"[bold yellow]warning:[/] {warning}")
 
 
 @app.command()
@@ -245,7 +286,11 @@ def query(
     as_json: bool = typer.Option(False, "--json", help="dp-rag: print the answer and the session's privacy report as JSON."),
 ) -> None:
     """Answer a question from a synthetic corpus (post-processing: costs no privacy budget), or with
-    DP-RAG over the private documents (--method dp-rag: each query costs --epsilon-per-query)."""
+    DP-RAG over the private documents (--method dp-rag: each query costs --epsilon-per-query).
+
+    A corpus that keeps no synthetic text has no context to give: the command says so and exits with
+    code 2 instead of answering from the model alone; one that keeps few texts answers, with a warning
+    on stderr."""
     from dpsynrag.corpus import SyntheticCorpus
 
     if method == "dp-rag":
@@ -273,6 +318,8 @@ def query(
         corpus = SyntheticCorpus.load(Path(corpus_dir))
         if method != "corpus" and corpus.manifest.get("method") != method:
             raise ConfigError(f"{corpus_dir} is a {corpus.manifest.get('method')} corpus, not {method}.")
+        if corpus.texts:
+            _warn_content(corpus)  # few texts: answered, with a warning; none: answer_many refuses (exit 2)
         answer = corpus.answer_many([question], top_k=top_k)[0]
     except DpsynragError as exc:
         _fail(exc)
@@ -364,6 +411,7 @@ def report(
         f"method {m['method']}, model {m['model']['name']}, embedder {m['embedder']['name']}; "
         f"{m['num_kept']} of {m['num_texts']} texts kept."
     )
+    _warn_content(corpus)
     if m.get("not_for_release"):
         console.print("[bold yellow]built with a seed: reproducible, NOT for release.[/]")
 
@@ -394,6 +442,10 @@ def demo(
 from dpsynrag.eval.command import eval_command  # noqa: E402  (evaluation harness, issue #6)
 
 app.command("eval")(eval_command)
+
+from dpsynrag.audit import audit_command  # noqa: E402  (empirical privacy audit, issue #12)
+
+app.command("audit")(audit_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,15 +3,17 @@
 Folder layout (written by :func:`dpsynrag.pipeline.build.build_corpus`):
 
     manifest.json   parameters, model ids, privacy report, released counts
-    texts.jsonl     one record per cluster: id, keyword, noisy_count, text, kept (self-filter)
+    texts.jsonl     one record per cluster: id, keyword, noisy_count (an integer), text, kept (self-filter)
     index.faiss     inner-product index over the kept texts' embeddings
     index_ids.json  the record ids of the index rows
-    build.log       stage log (parameters and released counts only; no timestamps)
+    build.log       stage log (parameters and released counts only; no timestamps), written at the end
 
 Everything in the folder is DP output or public. What only the data owner may see — the input
-fingerprint (exact document count and hash) and the stage wall times (they depend on the number and
-lengths of the documents and on cluster sizes) — goes to ``NAME.owner.json`` *beside* the folder
-(:func:`owner_audit_path`), so that publishing the folder publishes nothing else.
+fingerprint (exact document count and hash), the stage wall times (they depend on the number and
+lengths of the documents and on cluster sizes) and how many documents were truncated — goes to
+``NAME.owner.json`` *beside* the folder (:func:`owner_audit_path`), so that publishing the folder
+publishes nothing else. The folder's and its files' modification and access times are all set to the
+manifest's ``created`` time (the end of the build), so they do not tell how long the build took.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import datetime as _dt
 import glob
 import hashlib
+import io
 import json
 import logging
 import os
@@ -44,9 +47,35 @@ LOG = "build.log"
 FORMAT_VERSION = 1
 OWNER_NOTE = (
     "OWNER-ONLY, NOT covered by the DP guarantee: the document count and input hash identify the private "
-    "input exactly, and the wall times depend on the number and lengths of the documents and on cluster "
-    "sizes. Keep this file for your audit trail; never publish it with the corpus folder."
+    "input exactly, the wall times depend on the number and lengths of the documents and on cluster "
+    "sizes, and the truncation counts on the documents' lengths. Keep this file for your audit trail; "
+    "never publish it with the corpus folder."
 )
+
+
+FEW_KEPT_FRACTION = 0.25
+"""A corpus "keeps few texts" when fewer than this share of its released texts passed the self-filter."""
+
+
+def content_warning(num_kept: int, num_texts: int) -> str | None:
+    """A warning when a corpus keeps no text or few texts, else None.
+
+    Post-processing of released values only (the counts of released and kept synthetic texts; the
+    self-filter is post-processing), so it may be shown to anyone. "Few": fewer than
+    :data:`FEW_KEPT_FRACTION` of the released texts.
+
+    Args:
+        num_kept: texts kept (retrievable); num_texts: texts released.
+    """
+    hint = ("more documents, a larger --epsilon or longer texts (--T) help; the rejected texts are in "
+            "texts.jsonl with kept: false")
+    if num_kept == 0:
+        return (f"no synthetic text was kept ({num_kept} of {num_texts}): the corpus is empty of content and a "
+                f"query on it has no context to retrieve; {hint}.")
+    if num_kept < FEW_KEPT_FRACTION * num_texts:
+        return (f"only {num_kept} of {num_texts} synthetic texts were kept: most released texts were rejected "
+                f"by the self-filter, so the corpus covers few topics; {hint}.")
+    return None
 
 
 def owner_audit_path(corpus_dir: str | os.PathLike) -> Path:
@@ -68,11 +97,13 @@ def input_fingerprint(documents: Sequence[Document]) -> dict:
 class CorpusWriter:
     """Writes a corpus folder atomically (used by every corpus-building method).
 
-    Everything goes to a hidden ``.NAME.partial-PID`` folder beside ``out_dir``; :meth:`finish` renames
-    it into place. Leaving the ``with`` block by an exception deletes the partial folder, so a failed
-    build never leaves a folder that looks complete. While open, the ``dpsynrag`` logger also writes to
-    ``build.log`` in the folder (without timestamps: wall times are not DP): log only public parameters
-    and released values there.
+    A hidden ``.NAME.partial-PID`` folder beside ``out_dir`` marks the build while it runs; :meth:`finish`
+    recreates it (so not even its creation time tells when the build started), writes every file into it
+    and renames it into place. Leaving the ``with`` block by an exception deletes the partial folder, so a
+    failed build never leaves a folder that looks complete. While open, the ``dpsynrag`` logger's records
+    are kept in memory and written to ``build.log`` by :meth:`finish` (without timestamps: wall times are
+    not DP): log only public parameters and released values there. The folder's and its files'
+    modification and access times are then set to the manifest's ``created`` time.
 
     Args:
         out_dir: the corpus folder.
@@ -104,6 +135,7 @@ class CorpusWriter:
                 )
         self.partial = target.parent / f".{target.name}.partial-{os.getpid()}"
         self._handler: logging.Handler | None = None
+        self._log = io.StringIO()
 
     def _remove_stale_partials(self) -> None:
         """Delete partial folders of this ``out_dir`` left by builds whose process no longer runs
@@ -124,7 +156,8 @@ class CorpusWriter:
         if self.partial.exists():
             shutil.rmtree(self.partial)
         self.partial.mkdir(parents=True)
-        self._handler = logging.FileHandler(self.partial / LOG, encoding="utf-8")
+        self._log = io.StringIO()
+        self._handler = logging.StreamHandler(self._log)
         self._handler.setFormatter(logging.Formatter("%(levelname)s %(name)s %(message)s"))
         logger = logging.getLogger("dpsynrag")
         logger.addHandler(self._handler)
@@ -155,6 +188,8 @@ class CorpusWriter:
         Returns:
             The loaded :class:`SyntheticCorpus`.
         """
+        shutil.rmtree(self.partial)
+        self.partial.mkdir()  # a new folder: its birth time is the end of the build, not the start
         with open(self.partial / TEXTS, "w", encoding="utf-8") as f:
             for rec in records:
                 f.write(json.dumps(rec, ensure_ascii=False) + "\n")
@@ -163,10 +198,11 @@ class CorpusWriter:
         vectors = embedder.encode([by_id[i]["text"] for i in kept_ids]) if kept_ids else np.zeros((0, embedder.dim), np.float32)
         VectorIndex(vectors).save(self.partial / INDEX)
         (self.partial / INDEX_IDS).write_text(json.dumps(kept_ids))
+        created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
         full = {
             "format_version": FORMAT_VERSION,
             "dpsynrag_version": __version__,
-            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "created": created.isoformat(timespec="seconds"),
             **manifest,
             "embedder": {**manifest.get("embedder", {}), "name": embedder.name, "dim": embedder.dim},
             "num_texts": len(records),
@@ -175,10 +211,16 @@ class CorpusWriter:
         }
         (self.partial / MANIFEST).write_text(json.dumps(full, indent=2, ensure_ascii=False))
         self._close_log()
+        (self.partial / LOG).write_text(self._log.getvalue(), encoding="utf-8")
         if self.out.exists():
             shutil.rmtree(self.out)
         self.partial.rename(self.out)
-        return SyntheticCorpus.load(self.out)
+        corpus = SyntheticCorpus.load(self.out)
+        stamp = created.timestamp()  # files first: writing or touching them changes the folder's times
+        for path in self.out.iterdir():
+            os.utime(path, (stamp, stamp))
+        os.utime(self.out, (stamp, stamp))
+        return corpus
 
     def finish_build(
         self,
@@ -193,10 +235,12 @@ class CorpusWriter:
         secure: bool,
         timings: dict[str, float],
         t_start: float,
+        truncation: Sequence[dict] = (),
         **fields,
     ) -> "SyntheticCorpus":
         """The end of every corpus-building method: the budget guard, the common manifest, :meth:`finish`,
-        and the owner-only audit record (:func:`owner_audit_path`: input fingerprint, wall times).
+        and the owner-only audit record (:func:`owner_audit_path`: input fingerprint, wall times,
+        truncation counts).
 
         Args:
             records: as in :meth:`finish` (released values only).
@@ -209,6 +253,10 @@ class CorpusWriter:
             secure: whether the randomness was cryptographically secure (False: the manifest is marked
                 ``not_for_release``).
             timings: stage wall times in seconds; ``total_s`` is added from ``t_start``.
+            truncation: one dict per place the private documents were cut (``stage``, ``max_tokens``,
+                ``documents_cut``; see :func:`dpsynrag.pipeline.build.truncation_stages`). The manifest gets
+                the stages and limits (public); the counts — data-dependent, not DP — go only to the
+                owner-only audit record.
             fields: method-specific manifest fields (prompts, vocabulary, ...).
 
         Raises:
@@ -232,6 +280,11 @@ class CorpusWriter:
             "embedder": {"spec": config.embedder},
             **fields,
             "max_document_tokens": config.max_document_tokens,
+            "truncation": [
+                {**{k: v for k, v in stage.items() if k != "documents_cut"},
+                 "documents_cut": f"owner-only: see {owner_audit_path(self.out).name}"}
+                for stage in truncation
+            ],
             "privacy": report.to_dict(),
             "not_for_release": not secure,
         }
@@ -239,7 +292,7 @@ class CorpusWriter:
         audit_partial = audit.parent / f".{audit.name}.partial-{os.getpid()}"
         audit_partial.write_text(json.dumps(
             {"note": OWNER_NOTE, "corpus": self.out.name, "input_fingerprint": input_fingerprint(documents),
-             "timings": timings}, indent=2,
+             "timings": timings, "truncation": list(truncation)}, indent=2,
         ))
         try:
             corpus = self.finish(records, manifest, embedder)
@@ -301,6 +354,11 @@ class SyntheticCorpus:
         return cls(p, manifest, records, index, index_ids)
 
     @property
+    def content_warning(self) -> str | None:
+        """A warning when the corpus keeps no or few texts (:func:`content_warning`), else None."""
+        return content_warning(len(self.texts), len(self.records))
+
+    @property
     def privacy_report(self) -> PrivacyReport:
         """The build's privacy report (the guarantee covers everything derived from this corpus)."""
         return PrivacyReport.from_dict(self.manifest["privacy"])
@@ -335,15 +393,35 @@ class SyntheticCorpus:
         )
 
     def retrieve(self, question: str, *, top_k: int = 10) -> list[str]:
-        """The ``top_k`` kept synthetic texts most similar to ``question``."""
+        """The ``top_k`` kept synthetic texts most similar to ``question`` (empty when none is kept)."""
         return self._default_answerer(top_k=top_k).retrieve([question])[0][:top_k]
 
     def answer(self, question: str, *, top_k: int | None = None) -> str:
-        """Answer one question from the corpus (greedy), with the corpus's model and embedder."""
+        """Answer one question from the corpus (greedy), with the corpus's model and embedder.
+
+        Raises:
+            CorpusError: the corpus keeps no text (see :meth:`answer_many`).
+        """
         return self.answer_many([question], top_k=top_k)[0].text
 
     def answer_many(self, questions: Sequence[str], *, top_k: int | None = None, progress: bool = False) -> list[Answer]:
-        """Answers with their retrieved context, one per question."""
+        """Answers with their retrieved context, one per question.
+
+        Raises:
+            CorpusError: the corpus keeps no text: there is no context to retrieve, and an answer would
+                come from the model's prior alone (checked before any model is loaded). For that
+                baseline on purpose use :meth:`answerer` (a :class:`RAGAnswerer` without texts is
+                Non-RAG).
+            ConfigError: ``top_k`` < 1.
+        """
+        if not self.texts:
+            raise CorpusError(
+                f"corpus {self.path} keeps no synthetic text ({len(self.records)} released, 0 kept): there is no "
+                "context to retrieve, so an answer would come from the model alone. Rebuild it (more documents, "
+                "a larger --epsilon, longer texts --T)."
+            )
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+            raise ConfigError(f"`top_k` (--top-k) must be an integer >= 1. Found {top_k!r}.")
         answerer = self._default_answerer(top_k=top_k)
         return answerer.answer(questions, progress=progress)
 

@@ -5,14 +5,34 @@ Every function in dpsynrag that adds noise or samples takes a :class:`RandomSour
 
 * :class:`SecureRandom` (the default) draws its bits from the operating system's cryptographically
   secure generator (``os.urandom``); Gaussian variates come from the Box–Muller transform of 53-bit
-  uniforms. It cannot be seeded.
+  uniforms; discrete Gaussian variates from OpenDP's exact sampler (its own OS-seeded secure bits). It
+  cannot be seeded.
 * :class:`SeededRandom` (tests and experiments only) is NumPy's PCG64 from an explicit seed. Output
   made with it is reproducible and therefore **not for release**; runs record ``secure_randomness:
   false`` in their manifest.
 
-Known limitation (documented, as in every floating-point DP library without discrete samplers):
-floating-point Gaussian sampling is not exactly the real-valued Gaussian (Mironov 2012, "On
-significance of the least significant bits for differential privacy").
+Integer-valued releases (keyword histograms, Aug-PE vote histograms) use the **discrete Gaussian**
+N_Z(0, σ²), P[Z = z] ∝ exp(−z²/(2σ²)) on the integers, sampled exactly: :meth:`RandomSource.discrete_gaussian`
+runs the Canonne–Kamath–Steinke algorithm (CKS 2020, "The Discrete Gaussian for Differential Privacy",
+Algorithms 1–3) in integer arithmetic on σ² = (the float σ)² taken as an exact rational, driven by the
+source's uniform integers (:meth:`RandomSource.randbelow`); :class:`SecureRandom` uses OpenDP's
+implementation of the same exact sampler instead (``opendp.measurements.make_gaussian`` on integer
+vectors). No floating-point rounding enters these draws.
+
+Known limitation (documented, as in every floating-point DP library): the real-valued draws are
+floating-point approximations of their laws, which the proofs (and the reported δ) do not cover
+(Mironov 2012, "On significance of the least significant bits for differential privacy"; Jin et al.
+2022, "Are we there yet? Timing and floating-point attacks on differential privacy systems"):
+
+* :meth:`RandomSource.standard_normal` (Box–Muller on 53-bit uniforms) — the noisy embedding sums of
+  outlier removal. Their values are never written anywhere: each only scores the documents of its
+  cluster inside the build, which limits what an attacker sees of the low-order bits the known
+  attacks read.
+* :meth:`RandomSource.categorical` (inverse CDF with one 53-bit uniform per draw) and
+  :meth:`RandomSource.uniform` — the exponential-mechanism draws (similarity thresholds, private
+  prediction tokens, DP-RAG retrieval thresholds). An index's probability differs from the exact one
+  by the rounding of the cumulative weights and of the uniform, of order (number of outcomes) × 2⁻⁵³
+  per draw in absolute terms (about 6e-12 for a 50,000-token vocabulary).
 """
 
 from __future__ import annotations
@@ -20,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import secrets
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -52,9 +73,41 @@ class RandomSource(ABC):
         returns a new secure source.
         """
 
+    @abstractmethod
+    def randbelow(self, n: int) -> int:
+        """A uniform integer in {0, …, n − 1}, exactly (rejection sampling on whole bits; any size of n).
+
+        Raises:
+            ValueError: if ``n`` is not an integer >= 1.
+        """
+
     def normal(self, scale: float, size: int | tuple[int, ...] | None = None) -> np.ndarray:
         """N(0, scale²) draws, float64. ``scale`` is the standard deviation."""
         return scale * self.standard_normal(size)
+
+    def discrete_gaussian(self, sigma: float, size: int | tuple[int, ...] | None = None) -> np.ndarray:
+        """Exact discrete Gaussian draws N_Z(0, σ²): P[Z = z] = exp(−z²/(2σ²)) / Σ_y exp(−y²/(2σ²)), z ∈ ℤ.
+
+        σ² is the exact square of the float ``sigma`` (a rational); the Canonne–Kamath–Steinke sampler
+        (CKS 2020, Algorithms 1–3) runs on integers only, driven by :meth:`randbelow`, so seeded draws
+        are reproducible and no floating-point rounding enters them. σ is the ``sigma`` of the
+        mechanism's zCDP cost Δ²/(2σ²) (CKS 2020, Thm. 14); the variance is slightly below σ².
+
+        Args:
+            sigma: σ > 0, finite.
+            size: output shape (a 0-d array when None).
+
+        Returns:
+            int64 array of the given shape.
+
+        Raises:
+            ValueError: on a bad ``sigma``.
+        """
+        p, q = _sigma_squared(sigma)
+        shape = _shape(size)
+        n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        out = np.fromiter((_cks_discrete_gaussian(p, q, self.randbelow) for _ in range(n)), dtype=np.int64, count=n)
+        return out.reshape(shape)
 
     def categorical(self, log_weights: np.ndarray) -> np.ndarray:
         """Sample indices proportionally to ``exp(log_weights)`` by inverse-CDF with one uniform per row.
@@ -86,6 +139,72 @@ class RandomSource(ABC):
         # Number of CDF entries <= u, i.e. searchsorted(side="right") row by row.
         idx = np.minimum((cdf <= u[:, None]).sum(axis=1), lw.shape[1] - 1).astype(np.int64)
         return idx[0] if squeeze else idx
+
+
+# ----------------------------------------------------------------------------------------------
+# The exact discrete Gaussian sampler of Canonne, Kamath & Steinke (2020), integers only.
+# ``randbelow(n)`` is a uniform integer in {0, ..., n-1}; a probability num/den is drawn as
+# randbelow(den) < num, so every Bernoulli below is exact.
+# ----------------------------------------------------------------------------------------------
+
+
+def _check_n(n: int) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"`n` must be an integer >= 1. Found {n!r}.")
+    return int(n)
+
+
+def _sigma_squared(sigma: float) -> tuple[int, int]:
+    """σ² = p/q exactly (the square of the float ``sigma`` as a rational), p, q >= 1."""
+    if isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.floating)) or not (0 < sigma < math.inf):
+        raise ValueError(f"`sigma` must be a finite number > 0. Found {sigma!r}.")
+    num, den = float(sigma).as_integer_ratio()
+    return num * num, den * den
+
+
+def _bernoulli_exp_minus(num: int, den: int, randbelow) -> bool:
+    """True with probability exp(−γ), γ = num/den >= 0 (CKS 2020, Algorithm 1)."""
+    while num > den:  # γ > 1: exp(−γ) = exp(−1)^⌊γ⌋ · exp(−(γ − ⌊γ⌋)), each factor an independent coin
+        if not _bernoulli_exp_minus(1, 1, randbelow):
+            return False
+        num -= den
+    # γ in [0, 1]: draw A_k ~ Bernoulli(γ/k) for k = 1, 2, ... until one is 0; P[that k is odd] = exp(−γ).
+    k = 1
+    while randbelow(den * k) < num:
+        k += 1
+    return k % 2 == 1
+
+
+def _discrete_laplace(t: int, randbelow) -> int:
+    """Discrete Laplace with scale t (an integer >= 1): P[Y = y] ∝ exp(−|y|/t) (CKS 2020, Algorithm 2, s = 1)."""
+    while True:
+        u = randbelow(t)
+        if not _bernoulli_exp_minus(u, t, randbelow):
+            continue
+        v = 0
+        while _bernoulli_exp_minus(1, 1, randbelow):
+            v += 1
+        x = u + t * v
+        negative = randbelow(2) == 1
+        if negative and x == 0:
+            continue
+        return -x if negative else x
+
+
+def _cks_discrete_gaussian(p: int, q: int, randbelow) -> int:
+    """One draw of N_Z(0, σ²) with σ² = p/q (CKS 2020, Algorithm 3).
+
+    t = ⌊σ⌋ + 1; draw Y from the discrete Laplace with scale t and accept it with probability
+    exp(−(|Y| − σ²/t)² / (2σ²)) = exp(−(|Y|·q·t − p)² / (2·p·q·t²)).
+    """
+    t = math.isqrt(p // q) + 1  # ⌊sqrt(p/q)⌋ + 1 (⌊sqrt(⌊x⌋)⌋ = ⌊sqrt(x)⌋)
+    while True:
+        y = _discrete_laplace(t, randbelow)
+        num = (abs(y) * q * t - p) ** 2
+        den = 2 * p * q * t * t
+        g = math.gcd(num, den)
+        if _bernoulli_exp_minus(num // g, den // g, randbelow):
+            return y
 
 
 def _shape(size: int | tuple[int, ...] | None) -> tuple[int, ...]:
@@ -121,6 +240,25 @@ class SecureRandom(RandomSource):
         out = np.concatenate([radius * np.cos(angle), radius * np.sin(angle)])[:n]
         return out.reshape(shape)
 
+    def randbelow(self, n):
+        return secrets.randbelow(_check_n(n))
+
+    def discrete_gaussian(self, sigma, size=None):
+        """As :meth:`RandomSource.discrete_gaussian`, from OpenDP's exact sampler (its own secure bits):
+        ``make_gaussian`` on integer vectors draws N_Z(0, scale²) with the float ``scale`` taken exactly."""
+        _sigma_squared(sigma)
+        shape = _shape(size)
+        n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        if n == 0:
+            return np.zeros(shape, dtype=np.int64)
+        import opendp.prelude as dp
+
+        dp.enable_features("contrib")  # make_gaussian is in OpenDP's "contrib" set
+        measurement = dp.m.make_gaussian(
+            dp.vector_domain(dp.atom_domain(T="i64")), dp.l2_distance(T="i64"), scale=float(sigma)
+        )
+        return np.asarray(measurement([0] * n), dtype=np.int64).reshape(shape)
+
     def child(self, name):
         return SecureRandom()
 
@@ -145,6 +283,20 @@ class SeededRandom(RandomSource):
 
     def standard_normal(self, size=None):
         return np.asarray(self._gen.standard_normal(_shape(size) or None), dtype=np.float64)
+
+    def randbelow(self, n):
+        n = _check_n(n)
+        if n == 1:
+            return 0
+        bits = (n - 1).bit_length()
+        words = (bits + 63) // 64
+        while True:
+            r = 0
+            for w in self._gen.bit_generator.random_raw(words).tolist():
+                r = (r << 64) | w
+            r >>= 64 * words - bits
+            if r < n:
+                return r
 
     def child(self, name):
         key = int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "little")

@@ -15,6 +15,7 @@ from dpsynrag.data.io import as_documents  # noqa: F401  (re-exported for the ba
 from dpsynrag.errors import ConfigError, InfeasibleBudgetError
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.conversions import epsilon_from_rho, rho_from_epsilon
+from dpsynrag.privacy.events import PrivacyEvent
 from dpsynrag.privacy.report import PrivacyReport
 from dpsynrag.rng import RandomSource
 
@@ -86,13 +87,17 @@ def make_report(
     parameters: dict[str, Any],
     random: RandomSource,
     notes: Sequence[str] = (),
+    plan: PrivacyEvent | None = None,
 ) -> PrivacyReport:
-    """The privacy report of a baseline run, with the baseline's own composition statement."""
+    """The privacy report of a baseline run, with the baseline's own composition statement.
+
+    ``plan``: the run's composition fixed before any data is read, which is the guarantee (see
+    :meth:`~dpsynrag.privacy.report.PrivacyReport.from_accountant`); None when the ledger is the plan."""
     all_notes = list(notes)
     if not random.is_secure:
         all_notes.append(NOT_FOR_RELEASE_NOTE)
     report = PrivacyReport.from_accountant(
-        accountant, delta=delta, parameters=parameters, secure_randomness=random.is_secure, notes=all_notes
+        accountant, delta=delta, plan=plan, parameters=parameters, secure_randomness=random.is_secure, notes=all_notes
     )
     return dataclasses.replace(report, composition=composition)
 

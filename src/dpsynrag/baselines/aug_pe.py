@@ -7,12 +7,13 @@ The private documents are touched only through a DP nearest-neighbour vote histo
 1. **RANDOM_API** (public, free): an initial population P_0 of ``population_size`` texts sampled from
    the language model with a prompt built from the task's public description.
 2. For t = 1 … ``iterations``:
-   a. every private document votes for its ``num_nearest_neighbor`` nearest samples of P_{t−1} in the
-      embedding space (L2 on unit embeddings), each with weight 1/sqrt(num_nearest_neighbor), so a
-      document's vote vector has L2 norm 1;
-   b. **Gaussian mechanism**: h_t = Σ_d vote(d) + N(0, σ² I) (sensitivity 1 per document per iteration;
-      :func:`~dpsynrag.privacy.mechanisms.noisy_unit_vector_sum`, charged before the noise);
-   c. post-processing: counts max(h_t − H, 0) with the count threshold H; select
+   a. every private document votes for its k = ``num_nearest_neighbor`` nearest samples of P_{t−1} in
+      the embedding space (L2 on unit embeddings), one vote each, so a document's vote vector is 0/1
+      with k ones: L2 norm √k;
+   b. **discrete Gaussian mechanism**: h_t = Σ_d vote(d) + Z, Z_j ~ N_Z(0, σ²) exact (L2 sensitivity √k
+      per document per iteration; :func:`~dpsynrag.privacy.mechanisms.discrete_gaussian_vote_histogram`,
+      charged before the noise): integer counts;
+   c. post-processing: counts max(h_t − H, 0) with the count threshold H (in votes); select
       ⌊population_size / L⌋ parents, the top counts ("rank") or drawn ∝ counts ("prob", uniform when
       every count is 0);
    d. if t < iterations: **VARIATION_API** rewrites each parent (public): P_t = the parents plus L − 1
@@ -20,14 +21,15 @@ The private documents are touched only through a DP nearest-neighbour vote histo
 3. The synthetic corpus is the parents selected by the last histogram (distinct texts), self-filtered
    (optional, as DP-SynRAG) and indexed for the same RAG (manifest ``method``: "aug-pe").
 
-Privacy: ``iterations`` Gaussian mechanisms of sensitivity 1 — exactly the iterations that touch the
-private data (the initial population and the final selection do not; the PE step-count off-by-one,
-algorithm_brief §2.3, is avoided by charging each histogram when it is computed):
+Privacy: ``iterations`` discrete Gaussian mechanisms of L2 sensitivity √k — exactly the iterations that
+touch the private data (the initial population and the final selection do not; the PE step-count
+off-by-one, algorithm_brief §2.3, is avoided by charging each histogram when it is computed):
 
-    ρ = iterations / (2σ²),    σ = sqrt(iterations / (2ρ(ε, δ))).
+    ρ = iterations · k / (2σ²),    σ = sqrt(k · iterations / (2ρ(ε, δ)))
 
-Aug-PE's own accounting composes the same Gaussians in Gaussian DP (μ = sqrt(iterations)/σ), which gives
-a slightly smaller ε for the same σ; here every method uses the same zCDP accountant.
+(the discrete Gaussian costs what the continuous one does: Canonne, Kamath & Steinke 2020, Thm. 14).
+Aug-PE's own accounting composes continuous Gaussians in Gaussian DP (μ = sqrt(iterations)·√k/σ), which
+gives a slightly smaller ε for the same σ; here every method uses the same zCDP accountant.
 """
 
 from __future__ import annotations
@@ -42,7 +44,6 @@ from dataclasses import asdict, dataclass
 from typing import Literal, Optional
 
 import numpy as np
-import torch
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from dpsynrag import __version__
@@ -62,10 +63,10 @@ from dpsynrag.corpus import (
 )
 from dpsynrag.data.io import Document
 from dpsynrag.errors import ConfigError
-from dpsynrag.pipeline.build import _resolve_filter_prompt, self_filter
+from dpsynrag.pipeline.build import _resolve_filter_prompt, self_filter, truncation_stages
 from dpsynrag.privacy.accountant import ZCDPAccountant
-from dpsynrag.privacy.events import GaussianEvent
-from dpsynrag.privacy.mechanisms import noisy_unit_vector_sum
+from dpsynrag.privacy.events import ComposedEvent, DiscreteGaussianEvent
+from dpsynrag.privacy.mechanisms import discrete_gaussian_vote_histogram
 from dpsynrag.rng import RandomSource, make_random
 
 log = logging.getLogger("dpsynrag.build")
@@ -115,37 +116,20 @@ def sample_texts(
         ConfigError: bad sizes or temperature. DataError: an empty or too long prompt.
     """
     from dpsynrag.models._engine import RowBatch
+    from dpsynrag.models.decoding import RowLayout, SamplingSelector, decode
 
     check_positive_int("max_new_tokens", max_new_tokens)
     check_positive_int("batch_size", batch_size)
     temperature = check_positive("temperature", temperature)
     encoded = lm._encode_prompts(list(prompts), max_new_tokens)
-    eos = set(lm.eos_token_ids)
+    selector = SamplingSelector(lm.vocab_size, temperature=temperature, random=random)
     out: list[str] = []
     for start in range(0, len(encoded), batch_size):
         part = encoded[start : start + batch_size]
         distinct: dict[tuple[int, ...], int] = {}
         src = [distinct.setdefault(tuple(p), len(distinct)) for p in part]
         rows = RowBatch(lm.runner, [list(p) for p in distinct], src, max_new_tokens=max_new_tokens)
-        logits = rows.first_logits
-        alive = list(range(len(part)))
-        generated: list[list[int]] = [[] for _ in part]
-        for step in range(max_new_tokens):
-            logp = torch.log_softmax(logits[:, : lm.vocab_size].double() / temperature, dim=-1).cpu().numpy()
-            tokens = [int(t) for t in np.atleast_1d(random.categorical(logp))]
-            keep = []
-            for r, tok in enumerate(tokens):
-                if tok in eos:
-                    continue
-                generated[alive[r]].append(tok)
-                keep.append(r)
-            if step == max_new_tokens - 1 or not keep:
-                break
-            if len(keep) < len(alive):
-                rows.keep(torch.as_tensor(keep))
-                alive = [alive[r] for r in keep]
-                tokens = [tokens[r] for r in keep]
-            logits = rows.step(torch.as_tensor(tokens))
+        generated = decode(rows, RowLayout.one_row_per_group(len(part)), selector, steps=max_new_tokens, eos=lm.eos_token_ids)
         out.extend(lm.tokenizer.decode(g, skip_special_tokens=True).strip() for g in generated)
     return out
 
@@ -158,8 +142,8 @@ def sample_texts(
 def nearest_neighbor_votes(private_embeddings: np.ndarray, population_embeddings: np.ndarray, *, k: int = 1) -> np.ndarray:
     """Each private document's vote vector over the population (Aug-PE ``dp_nn_histogram``, L2 mode).
 
-    Document i gives weight 1/sqrt(k) to each of its k nearest population samples in L2 distance
-    (ties: the lower index), so every row has L2 norm exactly 1 — the sensitivity of the histogram.
+    Document i gives one vote to each of its k nearest population samples in L2 distance (ties: the
+    lower index), so every row is 0/1 with exactly k ones: L2 norm √k, the sensitivity of the histogram.
 
     Args:
         private_embeddings: float [n, dim], unit rows (n may be 0).
@@ -167,7 +151,7 @@ def nearest_neighbor_votes(private_embeddings: np.ndarray, population_embeddings
         k: neighbours per document, 1 <= k <= N.
 
     Returns:
-        float64 [n, N].
+        int64 [n, N].
 
     Raises:
         ConfigError: bad shapes or k.
@@ -182,8 +166,8 @@ def nearest_neighbor_votes(private_embeddings: np.ndarray, population_embeddings
     # ||x - p||² = |x|² + |p|² - 2 x·p: per row, rank by |p|² - 2 x·p.
     dist = (p**2).sum(axis=1)[None, :] - 2.0 * (x @ p.T)
     nearest = np.argsort(dist, axis=1, kind="stable")[:, :k]
-    votes = np.zeros((x.shape[0], p.shape[0]), dtype=np.float64)
-    np.put_along_axis(votes, nearest, 1.0 / math.sqrt(k), axis=1)
+    votes = np.zeros((x.shape[0], p.shape[0]), dtype=np.int64)
+    np.put_along_axis(votes, nearest, 1, axis=1)
     return votes
 
 
@@ -219,21 +203,32 @@ class AugPECalibration:
 
     Attributes:
         epsilon, delta, conversion: the target. rho_total: ρ(ε, δ), shrunk by 1e-10.
-        iterations: histograms computed on the private data. sigma: σ of each histogram's noise, in
-            votes (sensitivity 1). rho_iteration = 1/(2σ²); iterations · rho_iteration = rho_total.
+        iterations: histograms computed on the private data. num_nearest_neighbor: k, votes per document.
+        sigma: σ of each histogram's discrete Gaussian noise, in votes (L2 sensitivity √k).
+        rho_iteration = k/(2σ²); iterations · rho_iteration = rho_total.
     """
 
     epsilon: float
     delta: float
     conversion: str
     iterations: int
+    num_nearest_neighbor: int
     rho_total: float
     sigma: float
     rho_iteration: float
 
-    def histogram_event(self, iteration: int, population_size: int | None = None) -> GaussianEvent:
-        return GaussianEvent(
-            name=f"Aug-PE vote histogram (iteration {iteration})", sensitivity=1.0, sigma=self.sigma, dimension=population_size
+    def histogram_event(self, iteration: int, population_size: int | None = None) -> DiscreteGaussianEvent:
+        """The vote histogram of one iteration: discrete Gaussian, L2 sensitivity √k."""
+        return DiscreteGaussianEvent(
+            name=f"Aug-PE vote histogram (iteration {iteration})", sensitivity=math.sqrt(self.num_nearest_neighbor),
+            sigma=self.sigma, dimension=population_size,
+        )
+
+    def plan(self, population_size: int | None = None) -> ComposedEvent:
+        """The build's privacy plan, fixed before any data is read: one vote histogram per iteration."""
+        return ComposedEvent(
+            name="Aug-PE build",
+            events=tuple(self.histogram_event(it, population_size) for it in range(1, self.iterations + 1)),
         )
 
     def to_dict(self) -> dict:
@@ -300,12 +295,13 @@ class AugPEConfig(BaseModel):
         return self.population_size // self.L
 
     def calibrate(self) -> AugPECalibration:
-        """σ from (ε, δ): ρ = iterations / (2σ²)."""
+        """σ from (ε, δ): ρ = iterations · k / (2σ²), k = ``num_nearest_neighbor``."""
         rho = rho_target(self.epsilon, self.delta, self.conversion, what="Aug-PE")
-        sigma = math.sqrt(self.iterations / (2.0 * rho))
+        k = self.num_nearest_neighbor
+        sigma = math.sqrt(k * self.iterations / (2.0 * rho))
         cal = AugPECalibration(
             epsilon=self.epsilon, delta=self.delta, conversion=self.conversion, iterations=self.iterations,
-            rho_total=rho, sigma=sigma, rho_iteration=1.0 / (2.0 * sigma**2),
+            num_nearest_neighbor=k, rho_total=rho, sigma=sigma, rho_iteration=k / (2.0 * sigma**2),
         )
         check_achieved(self.iterations * cal.rho_iteration, epsilon=self.epsilon, delta=self.delta,
                        conversion=self.conversion, what="Aug-PE")
@@ -379,7 +375,13 @@ def build_aug_pe(
         timings: dict[str, float] = {"generation_s": 0.0, "histogram_s": 0.0}
 
         t = time.time()
-        private_emb = embedder.encode([lm.truncate(d.text, config.max_document_tokens) for d in documents], progress=progress)
+        texts = [lm.truncate(d.text, config.max_document_tokens) for d in documents]
+        private_emb = embedder.encode(texts, progress=progress)
+        # how many documents were cut (never which): owner-only, never logged
+        truncation = truncation_stages(
+            config.max_document_tokens, sum(t != d.text for t, d in zip(texts, documents)), embedder, texts
+        )
+        del texts
         timings["private_embedding_s"] = time.time() - t
 
         def generate(prompts: list[str]) -> list[str]:
@@ -401,8 +403,8 @@ def build_aug_pe(
             t = time.time()
             pop_emb = embedder.encode(population)
             votes = nearest_neighbor_votes(private_emb, pop_emb, k=config.num_nearest_neighbor)
-            noisy = noisy_unit_vector_sum(
-                votes, sigma=cal.sigma, accountant=accountant, random=noise,
+            noisy = discrete_gaussian_vote_histogram(
+                votes, max_votes=config.num_nearest_neighbor, sigma=cal.sigma, accountant=accountant, random=noise,
                 name=f"Aug-PE vote histogram (iteration {it})",
             )
             del votes
@@ -423,13 +425,13 @@ def build_aug_pe(
                 population = parent_texts + variations
         del private_emb  # private intermediate: never written
 
-        final: list[tuple[str, float]] = []
+        final: list[tuple[str, int]] = []
         seen: set[str] = set()
         for j in parents:
             text = population[int(j)]
             if text not in seen:
                 seen.add(text)
-                final.append((text, float(noisy[int(j)])))
+                final.append((text, int(noisy[int(j)])))
         synthetic = [s for s, _ in final]
 
         t = time.time()
@@ -443,10 +445,12 @@ def build_aug_pe(
         report = make_report(
             accountant,
             delta=config.delta,
+            plan=cal.plan(),
             composition=(
-                "zCDP: sequential composition of the Gaussian vote histograms, one per iteration that reads the "
-                "private documents (each document's vote vector has L2 norm 1: sensitivity 1, rho = 1/(2 sigma^2) "
-                "each); the initial population, the selections and the variations are public or post-processing."
+                "zCDP: sequential composition of the discrete Gaussian vote histograms, one per iteration that reads "
+                "the private documents (each document's vote vector is 0/1 with k = num_nearest_neighbor ones: L2 "
+                "sensitivity sqrt(k), rho = k/(2 sigma^2) each); the initial population, the selections and the "
+                "variations are public or post-processing."
             ),
             parameters={**cal.to_dict(), "population_size": config.population_size, "L": config.L,
                         "num_nearest_neighbor": config.num_nearest_neighbor, "threshold": config.threshold,
@@ -456,5 +460,5 @@ def build_aug_pe(
         return writer.finish_build(
             records, method="aug-pe", config=config, report=report, lm=lm, embedder=embedder,
             documents=documents, secure=random.is_secure, timings=timings, t_start=t_start,
-            description=description, filter_prompt=filter_prompt,
+            description=description, filter_prompt=filter_prompt, truncation=truncation,
         )

@@ -34,7 +34,10 @@ A :class:`DPRAGSession` accumulates queries and reports both compositions of m q
   large m; both are valid guarantees).
 
 With ``total_epsilon``, the session refuses (``PrivacyBudgetExceededError``) any call whose queries would
-take the chosen composition's ε above it; nothing is charged or computed for a refused call.
+take the chosen composition's ε above it; with ``total_delta``, any call that would take its δ above it
+(basic composition: m · δ; zCDP composition: δ whatever m). Whatever the budgets, it refuses a call that
+would make m · δ >= 1, where basic composition (always reported) guarantees nothing. Nothing is charged
+or computed for a refused call.
 
 Released per query: the answer text only. The retrieved documents, their number and the scores are
 private and never leave the session (:class:`~dpsynrag.rag.Answer` ``context`` is empty).
@@ -374,7 +377,8 @@ class DPRAGSession:
         lm, embedder: the models (None: loaded from ``config.model`` / ``config.embedder``).
         task: a :class:`~dpsynrag.tasks.Task` or name (public; recorded in the report).
         total_epsilon: the most ε the session may spend under ``composition``; None for no limit.
-            Only ε is capped: basic composition's δ (m · ``delta``) is reported by :meth:`spent`.
+        total_delta: the most δ the session may spend under ``composition`` (basic: m · ``delta``; zCDP:
+            ``delta``); None for no limit other than m · ``delta`` < 1, which is always enforced.
         composition: "basic" (ε = m · ε_q, the paper's) or "zcdp" (ρ = m · ρ_q converted once at δ)
             — the composition ``total_epsilon`` is checked against. Both are always reported.
         seed: reproducible randomness (tests and experiments; the report says NOT FOR RELEASE);
@@ -382,8 +386,9 @@ class DPRAGSession:
 
     Raises:
         InfeasibleBudgetError: the per-query budget cannot pay for the retrieval threshold, or
-            ``total_epsilon`` cannot pay for one query.
-        ConfigError: a bad ``composition``, ``total_epsilon`` or ``task``. DataError: an empty collection.
+            ``total_epsilon`` / ``total_delta`` cannot pay for one query.
+        ConfigError: a bad ``composition``, ``total_epsilon``, ``total_delta`` or ``task``. DataError: an
+            empty collection.
     """
 
     def __init__(
@@ -395,6 +400,7 @@ class DPRAGSession:
         embedder=None,
         task=None,
         total_epsilon: float | None = None,
+        total_delta: float | None = None,
         composition: Composition = "basic",
         seed: int | None = None,
     ):
@@ -408,16 +414,21 @@ class DPRAGSession:
             or not (0 < total_epsilon < math.inf)
         ):
             raise ConfigError(f"`total_epsilon` must be a finite number > 0 or None. Found {total_epsilon!r}.")
+        if total_delta is not None and (
+            isinstance(total_delta, bool) or not isinstance(total_delta, (int, float)) or not (0 < total_delta < 1)
+        ):
+            raise ConfigError(f"`total_delta` must be a number in (0, 1) or None. Found {total_delta!r}.")
         self.config = config
         self.composition: Composition = composition
         self.total_epsilon = None if total_epsilon is None else float(total_epsilon)
+        self.total_delta = None if total_delta is None else float(total_delta)
         self.calibration = config.calibrate()
         self._plan = self.calibration.query_plan()
-        if self.total_epsilon is not None and not self._fits(1):
+        if not self._fits(1):
             raise InfeasibleBudgetError(
-                f"`total_epsilon`={self.total_epsilon:g} cannot pay for one query "
-                f"(epsilon_per_query={config.epsilon_per_query:g}, delta={config.delta:g}, {composition} composition: "
-                f"one query costs epsilon={self._epsilon_after(1):.6g})."
+                f"the session budget (total_epsilon={self.total_epsilon}, total_delta={self.total_delta}) cannot pay "
+                f"for one query (epsilon_per_query={config.epsilon_per_query:g}, delta={config.delta:g}, {composition} "
+                f"composition: one query costs epsilon={self._epsilon_after(1):.6g}, delta={self._delta_after(1):.3g})."
             )
         self.task = resolve_task(task)
         docs = as_documents(documents)
@@ -446,18 +457,30 @@ class DPRAGSession:
             return m * self.config.epsilon_per_query
         return epsilon_from_rho(m * self.calibration.rho_query, self.config.delta, conversion=self.config.conversion)
 
+    def _delta_after(self, m: int) -> float:
+        """δ of m queries under the session's composition (basic: m · δ; zCDP: δ, converted once)."""
+        if m == 0:
+            return 0.0
+        return m * self.config.delta if self.composition == "basic" else self.config.delta
+
     def _fits(self, m: int) -> bool:
+        if m * self.config.delta >= 1.0:  # basic composition (always reported) would guarantee nothing
+            return False
+        if self.total_delta is not None and self._delta_after(m) > self.total_delta * (1 + BUDGET_RTOL):
+            return False
         return self.total_epsilon is None or self._epsilon_after(m) <= self.total_epsilon * (1 + BUDGET_RTOL)
 
-    def remaining_queries(self) -> int | None:
-        """How many more queries the total budget pays for (None without ``total_epsilon``)."""
-        if self.total_epsilon is None:
-            return None
-        if self.composition == "basic":
-            n = int(math.floor(self.total_epsilon / self.config.epsilon_per_query * (1 + BUDGET_RTOL)))
-        else:
+    def remaining_queries(self) -> int:
+        """How many more queries the session budgets pay for (``total_epsilon``, ``total_delta`` and
+        m · δ < 1, which bounds m even without budgets)."""
+        n = math.ceil(1.0 / self.config.delta)  # m · δ < 1
+        if self.total_delta is not None and self.composition == "basic":
+            n = min(n, int(math.floor(self.total_delta / self.config.delta * (1 + BUDGET_RTOL))))
+        if self.total_epsilon is not None and self.composition == "basic":
+            n = min(n, int(math.floor(self.total_epsilon / self.config.epsilon_per_query * (1 + BUDGET_RTOL))))
+        elif self.total_epsilon is not None:
             rho_max = rho_from_epsilon(self.total_epsilon, self.config.delta, conversion=self.config.conversion)
-            n = int(math.floor(rho_max / self.calibration.rho_query * (1 + BUDGET_RTOL)))
+            n = min(n, int(math.floor(rho_max / self.calibration.rho_query * (1 + BUDGET_RTOL))))
         while n > 0 and not self._fits(n):
             n -= 1
         while self._fits(n + 1):
@@ -471,8 +494,8 @@ class DPRAGSession:
             ``queries`` m; per query ``epsilon_per_query``, ``delta_per_query``, ``rho_per_query``;
             basic composition ``epsilon_basic`` = m · ε_q and ``delta_basic`` = m · δ; zCDP composition
             ``rho`` = m · ρ_q, ``epsilon_zcdp`` (the config's conversion) and ``epsilon_zcdp_tight`` (CKS)
-            at ``delta`` = the session δ; the session's ``composition``, ``total_epsilon``,
-            ``epsilon`` (the session's composition) and ``remaining_queries``.
+            at ``delta`` = the session δ; the session's ``composition``, ``total_epsilon``, ``total_delta``,
+            ``epsilon`` and ``delta_session`` (the session's composition) and ``remaining_queries``.
         """
         m, cal, cfg = self._queries, self.calibration, self.config
         rho = self._accountant.rho
@@ -483,7 +506,7 @@ class DPRAGSession:
             "delta_per_query": cfg.delta,
             "rho_per_query": cal.rho_query,
             "epsilon_basic": m * cfg.epsilon_per_query,
-            "delta_basic": min(1.0, m * cfg.delta),
+            "delta_basic": m * cfg.delta,  # < 1: enforced
             "rho": rho,
             "epsilon_zcdp": eps_zcdp,
             "epsilon_zcdp_tight": epsilon_from_rho(rho, cfg.delta, conversion="cks"),
@@ -491,6 +514,8 @@ class DPRAGSession:
             "composition": self.composition,
             "epsilon": m * cfg.epsilon_per_query if self.composition == "basic" else eps_zcdp,
             "total_epsilon": self.total_epsilon,
+            "delta_session": self._delta_after(m),
+            "total_delta": self.total_delta,
             "remaining_queries": self.remaining_queries(),
         }
 
@@ -565,19 +590,29 @@ class DPRAGSession:
             documents are not released).
 
         Raises:
-            PrivacyBudgetExceededError: the questions would take the session above ``total_epsilon``
-                (the message says how many still fit); nothing was charged.
+            PrivacyBudgetExceededError: the questions would take the session above ``total_epsilon`` or
+                ``total_delta``, or make m · δ >= 1 (the message says which, and how many still fit);
+                nothing was charged.
             DataError: ``questions`` is one string or holds an empty or non-string question.
         """
         questions = check_questions(questions)
         if not questions:
             return []
-        if not self._fits(self._queries + len(questions)):
+        m = self._queries + len(questions)
+        if not self._fits(m):
+            delta = self.config.delta
+            if m * delta >= 1.0:
+                why = (f"m x delta = {m} x {delta:g} = {m * delta:.3g} >= 1, where basic composition guarantees nothing "
+                       "(lower delta: DPRAGConfig delta=, --delta)")
+            elif self.total_delta is not None and self._delta_after(m) > self.total_delta * (1 + BUDGET_RTOL):
+                why = (f"delta={self._delta_after(m):.3g} ({self.composition} composition), above "
+                       f"total_delta={self.total_delta:g}")
+            else:
+                why = (f"epsilon={self._epsilon_after(m):.6g} ({self.composition} composition), above "
+                       f"total_epsilon={self.total_epsilon:g}")
             raise PrivacyBudgetExceededError(
-                f"answering {len(questions)} more question(s) would take the DP-RAG session to epsilon="
-                f"{self._epsilon_after(self._queries + len(questions)):.6g} ({self.composition} composition), above "
-                f"total_epsilon={self.total_epsilon:g}; {self.remaining_queries()} more question(s) fit. "
-                "Nothing was charged or generated."
+                f"answering {len(questions)} more question(s) would take the DP-RAG session to {why}; "
+                f"{self.remaining_queries()} more question(s) fit. Nothing was charged or generated."
             )
         lm, cfg = self.lm, self.config
         clusters: list[list[str]] = []
@@ -598,6 +633,9 @@ class DPRAGSession:
         common = dict(
             clip=cal.clip, temperature=cal.temperature, max_new_tokens=cal.T, random=self._sampling_random,
             memory_budget_gb=cfg.memory_budget_gb,
+            # the public part of the document prompts (template + system text before the document),
+            # which comes before the question; the same for every question
+            prompt_prefix=lm.public_prefix(questions[0], system=cfg.document_system_prompt),
         )
         if cfg.public_weight > 0:  # one public prompt per question: one decoder per question
             texts = []

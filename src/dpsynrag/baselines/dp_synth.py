@@ -49,7 +49,7 @@ from dpsynrag.corpus import (
 )
 from dpsynrag.data.io import Document
 from dpsynrag.errors import ConfigError
-from dpsynrag.pipeline.build import REPHRASE_PROMPT, _resolve_filter_prompt, self_filter
+from dpsynrag.pipeline.build import REPHRASE_PROMPT, _resolve_filter_prompt, self_filter, truncation_stages
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.events import (
     ComposedEvent,
@@ -214,6 +214,8 @@ def build_dp_synth(
         timings: dict[str, float] = {}
 
         texts = [lm.truncate(d.text, config.max_document_tokens) for d in documents]
+        # how many documents were cut (never which): owner-only, never logged
+        truncation = truncation_stages(config.max_document_tokens, sum(t != d.text for t, d in zip(texts, documents)))
         batch_of = assign_batches(len(texts), config.num_batches, assignment_random)
         members: list[list[int]] = [[] for _ in range(config.num_batches)]
         for i, b in enumerate(batch_of):
@@ -231,7 +233,7 @@ def build_dp_synth(
         prompt_of = {i: lm.chat_prompt(REPHRASE_PROMPT.format(document=texts[i])) for i in range(len(texts))}
         decoder = PrivatePredictionDecoder(
             lm, clip=cal.clip, temperature=cal.temperature, max_new_tokens=cal.T, random=sampling,
-            memory_budget_gb=config.memory_budget_gb,
+            memory_budget_gb=config.memory_budget_gb, prompt_prefix=lm.public_prefix(REPHRASE_PROMPT),
         )
         synthetic = decoder.generate([[prompt_of[i] for i in m] for m in members], branches, progress=progress)
         timings["private_prediction_s"] = time.time() - t
@@ -247,6 +249,7 @@ def build_dp_synth(
         report = make_report(
             accountant,
             delta=config.delta,
+            plan=cal.plan(),
             composition=(
                 "zCDP: each document is in exactly one batch, drawn uniformly at random independently of its "
                 "content and of the other documents (disjoint batches): parallel composition, the build costs what "
@@ -258,5 +261,5 @@ def build_dp_synth(
         return writer.finish_build(
             records, method="dp-synth", config=config, report=report, lm=lm, embedder=embedder,
             documents=documents, secure=random.is_secure, timings=timings, t_start=t_start,
-            prompt=REPHRASE_PROMPT, filter_prompt=filter_prompt,
+            prompt=REPHRASE_PROMPT, filter_prompt=filter_prompt, truncation=truncation,
         )

@@ -8,8 +8,10 @@ A collection is a file of rows, each with a text field and optionally an id fiel
 
 The format is chosen by the file extension only. Every problem with the input raises
 :class:`dpsynrag.errors.DataError` (a ``ValueError``) whose message says where (line or row number, byte
-offset for bad UTF-8), what rule was broken, what was found, and a hint. A missing file raises
-:class:`DataFileNotFoundError`, which is both a ``DataError`` and a ``FileNotFoundError``.
+offset for bad UTF-8), which field, what rule was broken, the *type* found, and a hint. Messages never
+quote the content of a record (no text, no id value, no bytes): the file is private, and errors end up
+in terminals, logs and bug reports. A missing file raises :class:`DataFileNotFoundError`, which is both a
+``DataError`` and a ``FileNotFoundError``.
 
 Numbering: ``line`` numbers are 1-based physical lines of the file (JSON lines, CSV); ``row`` numbers are
 0-based positions among the data rows (the default document id), so the first data row of a CSV file is
@@ -123,13 +125,10 @@ def load_documents(
             break
         text = _field(row, text_field, where, file)
         if not isinstance(text, str):
-            raise DataError(
-                f"{file.name}, {where}: field {text_field!r} must be a string, "
-                f"found {type(text).__name__} {_short(text)}."
-            )
+            raise DataError(f"{file.name}, {where}: field {text_field!r} must be a string, found {type(text).__name__}.")
         if not text.strip():
             raise DataError(
-                f"{file.name}, {where}: field {text_field!r} is empty (found {text!r}). "
+                f"{file.name}, {where}: field {text_field!r} is empty (or whitespace only). "
                 "Hint: remove empty documents before loading."
             )
         if id_field is None:
@@ -137,16 +136,15 @@ def load_documents(
         else:
             raw_id = _field(row, id_field, where, file)
             if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
-                raise DataError(f"{file.name}, {where}: id field {id_field!r} is empty (found {raw_id!r}).")
+                raise DataError(f"{file.name}, {where}: id field {id_field!r} is empty (null, or whitespace only).")
             if isinstance(raw_id, (dict, list)):
                 raise DataError(
-                    f"{file.name}, {where}: id field {id_field!r} must be a scalar, "
-                    f"found {type(raw_id).__name__} {_short(raw_id)}."
+                    f"{file.name}, {where}: id field {id_field!r} must be a scalar, found {type(raw_id).__name__}."
                 )
             doc_id = str(raw_id)
         if doc_id in first_seen:
             raise DataError(
-                f"{file.name}: duplicate id {doc_id!r} at {where} (first at {first_seen[doc_id]}). "
+                f"{file.name}, {where}: id field {id_field!r} repeats the id of {first_seen[doc_id]}. "
                 "Ids must be unique; hint: leave out the id field (no --id-field; id_field=None) to number rows instead."
             )
         first_seen[doc_id] = where
@@ -250,8 +248,7 @@ def _iter_json_rows(file: Path, *, allow_array: bool = True) -> Iterator[tuple[i
         except UnicodeDecodeError as exc:
             raise DataError(
                 f"{file.name}, line {line_no}: invalid UTF-8 at byte {exc.start} of the line "
-                f"(byte {line_offset + exc.start} of the file): {exc.reason} "
-                f"(bytes {raw[exc.start:exc.end]!r}). Hint: re-encode the file as UTF-8."
+                f"(byte {line_offset + exc.start} of the file): {exc.reason}. Hint: re-encode the file as UTF-8."
             ) from None
         if line_no == 1 and line.startswith("\ufeff"):
             line = line[1:]
@@ -261,14 +258,11 @@ def _iter_json_rows(file: Path, *, allow_array: bool = True) -> Iterator[tuple[i
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise DataError(
-                f"{file.name}, line {line_no}: malformed JSON at column {exc.colno}: {exc.msg} "
-                f"(found {_short(line)}). Hint: each line must be one JSON object."
+                f"{file.name}, line {line_no}: malformed JSON at column {exc.colno}: {exc.msg}. "
+                "Hint: each line must be one JSON object."
             ) from None
         if not isinstance(row, dict):
-            raise DataError(
-                f"{file.name}, line {line_no}: each line must be a JSON object, "
-                f"found {type(row).__name__} {_short(row)}."
-            )
+            raise DataError(f"{file.name}, line {line_no}: each line must be a JSON object, found {type(row).__name__}.")
         yield row_index, f"line {line_no} (row {row_index})", row
         row_index += 1
 
@@ -291,8 +285,7 @@ def _iter_json_array(file: Path, data: bytes) -> Iterator[tuple[int, str, Mappin
     for row_index, row in enumerate(rows):
         if not isinstance(row, dict):
             raise DataError(
-                f"{file.name}, row {row_index}: each array element must be a JSON object, "
-                f"found {type(row).__name__} {_short(row)}."
+                f"{file.name}, row {row_index}: each array element must be a JSON object, found {type(row).__name__}."
             )
         yield row_index, f"row {row_index}", row
 
@@ -308,8 +301,7 @@ def _iter_csv_rows(file: Path) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
         line_start = data.rfind(b"\n", 0, start) + 1
         raise DataError(
             f"{file.name}, line {line_no}: invalid UTF-8 at byte {start - line_start} of the line "
-            f"(byte {start} of the file): {exc.reason} (bytes {data[start:start + exc.end - exc.start]!r}). "
-            "Hint: re-encode the file as UTF-8."
+            f"(byte {start} of the file): {exc.reason}. Hint: re-encode the file as UTF-8."
         ) from None
     _raise_csv_field_limit()
     # strict: a quote that never closes is an error, not a field that swallows the following rows
@@ -379,11 +371,6 @@ def _field(row: Mapping[str, Any], name: str, where: str, file: Path) -> Any:
             "Hint: name the right field (--text-field / --id-field; text_field= / id_field= in the API)."
         )
     return row[name]
-
-
-def _short(value: Any, width: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _raise_csv_field_limit() -> None:

@@ -1,4 +1,5 @@
-"""Evaluation harness (EVALUATION.md): accuracy, accuracy by support bucket, leakage, multi-query curve,
+"""Evaluation harness (EVALUATION.md): accuracy, accuracy by support bucket, context recall, leakage,
+multi-query curve,
 DP-SynRAG ablations; results.json, results.md and PNG plots; resumable. CLI: ``dpsynrag eval``.
 
 Modules: :mod:`~dpsynrag.eval.scoring` (pure scoring functions), :mod:`~dpsynrag.eval.harness` (running
@@ -12,6 +13,8 @@ from dpsynrag.eval.scoring import (
     NameMatcher,
     accuracy_summary,
     bucket_accuracy,
+    context_hits,
+    context_recall,
     leakage_summary,
     querier_name,
     score_queries,
@@ -26,6 +29,8 @@ __all__ = [
     "NameMatcher",
     "accuracy_summary",
     "bucket_accuracy",
+    "context_hits",
+    "context_recall",
     "expand_methods",
     "get_preset",
     "leakage_summary",

@@ -49,7 +49,7 @@ def eval_command(
     delta: Optional[float] = typer.Option(None, "--delta", help="Delta of every DP method (default 1e-3)."),
     out: Path = typer.Option(..., "--out", help="Output folder: results.json, results.md, PNG plots, cache/ (rerun to resume)."),
     preset: str = typer.Option("cpu", "--preset", help="cpu (2 cores, offline SmolLM2, < 1 h) | paper (paper sizes, GPU)."),
-    experiment: str = typer.Option("main", "--experiment", help="main (accuracy, buckets, leakage) | multi-query (accuracy vs number of queries)."),
+    experiment: str = typer.Option("main", "--experiment", help="main (accuracy, buckets, leakage) | multi-query (accuracy vs number of queries) | audit (empirical privacy audit of DP-SynRAG)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Evaluation questions: the first N of the query file (0: all)."),
     documents: Optional[int] = typer.Option(None, "--documents", help="Database documents used (seeded random subset in the cpu preset; 0: all)."),
     subset: Optional[str] = typer.Option(None, "--subset", help="Which documents: random (seeded) | first."),

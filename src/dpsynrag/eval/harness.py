@@ -25,8 +25,10 @@ the no-self-filter ablation is post-processing of the DP-SynRAG release (its syn
 
 Experiments:
 
-* ``main``: accuracy (case-insensitive and case-sensitive), accuracy by support bucket, leakage (benign
+* ``main``: accuracy (case-insensitive and case-sensitive), accuracy by support bucket, context recall
+  of the RAG-style methods (:func:`~dpsynrag.eval.scoring.context_recall`), leakage (benign
   questions, targeted and repeat-the-context attacks; for synthetic corpora also names in the corpus).
+* ``audit``: the empirical privacy audit of DP-SynRAG (:func:`run_audit_experiment`; ``results-audit.json``).
 * ``multi-query``: accuracy against the number of queries m under a fixed ε_total: DP-RAG answers with
   ε_total / m per query (basic composition; the zCDP composition of the same m queries is reported
   beside it), DP-SynRAG builds once at ε_total and answers everything (flat); RAG and Non-RAG as flat
@@ -56,6 +58,7 @@ from dpsynrag.eval.scoring import (
     NameMatcher,
     accuracy_summary,
     bucket_accuracy,
+    context_hits,
     leakage_summary,
     querier_name,
     score_queries,
@@ -93,6 +96,9 @@ _ALIASES = {
 }
 _DP_METHODS = ("dp-rag", "dp-synth", "aug-pe", "dp-synrag", *ABLATIONS)
 _CORPUS_METHODS = ("dp-synth", "aug-pe", "dp-synrag", *ABLATIONS)
+_RETRIEVAL_METHODS = ("rag", *_CORPUS_METHODS)
+"""Methods that answer from top-k retrieved texts, whose context recall is scored (DP-RAG's retrieved set
+is private and never leaves its session; Non-RAG retrieves nothing)."""
 _LABELS = {
     "non-rag": "Non-RAG",
     "rag": "RAG (no DP)",
@@ -104,7 +110,7 @@ _LABELS = {
     "dp-synrag-no-outlier-removal": "DP-SynRAG, no outlier removal",
     "dp-synrag-no-self-filter": "DP-SynRAG, no self-filter",
 }
-EXPERIMENTS = ("main", "multi-query")
+EXPERIMENTS = ("main", "multi-query", "audit")
 ANSWER_CHUNK = 25
 
 
@@ -147,7 +153,7 @@ class EvalConfig:
         out: output folder (results, plots, cache).
         methods: method names (see :func:`expand_methods`).
         preset: the :class:`~dpsynrag.eval.presets.EvalPreset` giving sizes and method parameters.
-        experiment: ``"main"`` or ``"multi-query"``.
+        experiment: ``"main"``, ``"multi-query"`` or ``"audit"``.
         database: the task's data folder, or a database file (JSONL/CSV/Parquet with field ``text``);
             None: the task's default folder.
         queries: a query file in the task's format (Medical Synth: ``question``, ``answer``, optional
@@ -467,7 +473,9 @@ def _qhash(question: str) -> str:
 
 class AnswerCache:
     """Answers of one method configuration: ``<path>.jsonl`` with a header line (the identity) and one
-    line per answered question ``{"id", "qhash", "text"}``; lines are appended per chunk and flushed.
+    line per answered question ``{"id", "qhash", "text"}``, with ``"context_hit"`` (bool: the gold answer
+    is in the retrieved texts) for RAG-style methods; lines are appended per chunk and flushed, a later
+    line of the same question replaces an earlier one.
 
     A header that differs from ``identity`` (or a torn last line) discards the file's content.
     """
@@ -476,6 +484,7 @@ class AnswerCache:
         self.path = path
         self.identity = json.loads(json.dumps(identity, default=str))
         self.answers: dict[tuple[str, str], str] = {}
+        self.hits: dict[tuple[str, str], bool] = {}
         self.meta_path = path.with_suffix(".meta.json")
         if path.is_file():
             lines = path.read_text(encoding="utf-8").splitlines()
@@ -490,6 +499,8 @@ class AnswerCache:
                     except json.JSONDecodeError:
                         break  # torn last line of an interrupted run
                     self.answers[(rec["id"], rec["qhash"])] = rec["text"]
+                    if "context_hit" in rec:
+                        self.hits[(rec["id"], rec["qhash"])] = bool(rec["context_hit"])
             else:
                 path.unlink()
                 if self.meta_path.exists():
@@ -506,19 +517,33 @@ class AnswerCache:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(json.dumps({"identity": self.identity}, ensure_ascii=False) + "\n")
             for (qid, qh), text in self.answers.items():
-                f.write(json.dumps({"id": qid, "qhash": qh, "text": text}, ensure_ascii=False) + "\n")
+                f.write(json.dumps(self._record(qid, qh, text), ensure_ascii=False) + "\n")
         os.replace(tmp, self.path)
+
+    def _record(self, qid: str, qh: str, text: str) -> dict[str, Any]:
+        rec: dict[str, Any] = {"id": qid, "qhash": qh, "text": text}
+        if (qid, qh) in self.hits:
+            rec["context_hit"] = self.hits[(qid, qh)]
+        return rec
 
     def get(self, qid: str, question: str) -> str | None:
         return self.answers.get((qid, _qhash(question)))
 
-    def add(self, items: Sequence[tuple[str, str, str]]) -> None:
-        """Append ``(id, question, answer)`` triples."""
+    def hit(self, qid: str, question: str) -> bool | None:
+        """Whether the question's retrieved texts held its gold answer (None: not recorded)."""
+        return self.hits.get((qid, _qhash(question)))
+
+    def add(self, items: Sequence[tuple]) -> None:
+        """Append ``(id, question, answer)`` or ``(id, question, answer, context_hit)`` entries
+        (``context_hit`` None or absent: not scored)."""
         with open(self.path, "a", encoding="utf-8") as f:
-            for qid, question, text in items:
+            for qid, question, text, *rest in items:
+                hit = rest[0] if rest else None
                 qh = _qhash(question)
                 self.answers[(qid, qh)] = text
-                f.write(json.dumps({"id": qid, "qhash": qh, "text": text}, ensure_ascii=False) + "\n")
+                if hit is not None:
+                    self.hits[(qid, qh)] = bool(hit)
+                f.write(json.dumps(self._record(qid, qh, text), ensure_ascii=False) + "\n")
             f.flush()
             os.fsync(f.fileno())
 
@@ -741,8 +766,10 @@ class Harness:
             corpus: the corpus of a corpus method.
 
         Returns:
-            ``(texts, info)``; info has ``answered_now`` (questions answered by this call), ``seconds``, and
-            for DP-RAG ``spent`` (the privacy spent by the sessions that answered).
+            ``(texts, info)``; info has ``answered_now`` (questions answered by this call), ``seconds``,
+            ``context_hits`` (RAG-style methods on questions: per query, whether its gold answer was among
+            the retrieved texts; else None), and for DP-RAG ``spent`` (the privacy spent by the sessions
+            that answered).
         """
         identity = self.answer_identity(spec)
         if corpus is not None:
@@ -751,6 +778,7 @@ class Harness:
         tag = f"-eps{spec.epsilon:g}" if spec.epsilon is not None else ""
         cache = AnswerCache(self.cache_dir / "answers" / f"{spec.method}{tag}-{key}.jsonl", identity)
         missing = [q for q in queries if cache.get(f"{prefix}:{q.id}", q.question) is None]
+        scored = prefix == "q" and spec.method in _RETRIEVAL_METHODS
         t = time.time()
         if missing:
             self.new_work.append(f"answer {spec.method} {prefix} x{len(missing)}")
@@ -759,8 +787,11 @@ class Harness:
             try:
                 for start in range(0, len(missing), ANSWER_CHUNK):
                     chunk = missing[start:start + ANSWER_CHUNK]
-                    texts = answer_fn(chunk)
-                    cache.add([(f"{prefix}:{q.id}", q.question, text) for q, text in zip(chunk, texts)])
+                    answered = answer_fn(chunk)
+                    hits = (context_hits([a.context for a in answered], chunk, self.data.task) if scored
+                            else [None] * len(chunk))
+                    cache.add([(f"{prefix}:{q.id}", q.question, _text(a), hit)
+                               for q, a, hit in zip(chunk, answered, hits)])
                     if bar is not None:
                         bar.update(len(chunk))
             finally:
@@ -771,6 +802,9 @@ class Harness:
                     meta = cache.meta()
                     meta.setdefault("sessions", []).append(extra)
                     cache.set_meta(meta)
+        if scored:
+            self._fill_context_hits(spec, corpus, cache, [q for q in queries
+                                                          if cache.hit(f"{prefix}:{q.id}", q.question) is None], prefix)
         texts = [cache.get(f"{prefix}:{q.id}", q.question) or "" for q in queries]
         spent_now = time.time() - t
         meta = cache.meta()
@@ -780,12 +814,41 @@ class Harness:
             cache.set_meta(meta)
         # compute time: what answering these queries took when it was done (this run or an earlier one)
         info = {"answered_now": len(missing), "seconds": meta.get("seconds", {}).get(prefix, spent_now),
-                "seconds_this_run": spent_now, "cache": cache.path.name}
+                "seconds_this_run": spent_now, "cache": cache.path.name,
+                "context_hits": [bool(cache.hit(f"{prefix}:{q.id}", q.question)) for q in queries] if scored else None}
         if spec.method == "dp-rag":
             info["sessions"] = cache.meta().get("sessions", [])
         return texts, info
 
+    def _fill_context_hits(self, spec: MethodSpec, corpus, cache: AnswerCache, queries: Sequence[Query],
+                           prefix: str) -> None:
+        """Score context recall of answers cached before it was recorded: retrieval only (deterministic
+        for the cached configuration), no generation."""
+        if not queries:
+            return
+        contexts = self._retriever(spec, corpus).retrieve([q.question for q in queries])
+        hits = context_hits(contexts, queries, self.data.task)
+        cache.add([(f"{prefix}:{q.id}", q.question, cache.get(f"{prefix}:{q.id}", q.question) or "", hit)
+                   for q, hit in zip(queries, hits)])
+
+    def _retriever(self, spec: MethodSpec, corpus):
+        """The :class:`~dpsynrag.rag.RAGAnswerer` of a RAG-style method (plain RAG: the private documents;
+        else the corpus's kept texts)."""
+        task, p = self.data.task, self.config.preset
+        if spec.method == "rag":
+            if self._rag_answerer is None:
+                from dpsynrag.rag import RAGAnswerer
+
+                self._rag_answerer = RAGAnswerer(self.lm, self.embedder, [d.text for d in self.data.documents],
+                                                 top_k=self.top_k, system_prompt=task.answer_system_prompt,
+                                                 max_new_tokens=p.answer_tokens)
+            return self._rag_answerer
+        return corpus.answerer(lm=self.lm, embedder=self.embedder, top_k=self.top_k,
+                               system_prompt=task.answer_system_prompt, max_new_tokens=p.answer_tokens)
+
     def _answer_fn(self, spec: MethodSpec, corpus):
+        """``(answer_fn, finish)``: ``answer_fn(queries)`` returns one answer per query (a string, or an
+        :class:`~dpsynrag.rag.Answer` with its retrieved context for the RAG-style methods)."""
         task = self.data.task
         p = self.config.preset
         none = lambda: None  # noqa: E731
@@ -794,15 +857,6 @@ class Harness:
 
             answerer = RAGAnswerer(self.lm, self.embedder, [], system_prompt=task.answer_system_prompt,
                                    max_new_tokens=p.answer_tokens)
-            return (lambda qs: [a.text for a in answerer.answer([q.question for q in qs])]), none
-        if spec.method == "rag":
-            if self._rag_answerer is None:
-                from dpsynrag.rag import RAGAnswerer
-
-                self._rag_answerer = RAGAnswerer(self.lm, self.embedder, [d.text for d in self.data.documents],
-                                                 top_k=self.top_k, system_prompt=task.answer_system_prompt,
-                                                 max_new_tokens=p.answer_tokens)
-            answerer = self._rag_answerer
             return (lambda qs: [a.text for a in answerer.answer([q.question for q in qs])]), none
         if spec.method == "dp-rag":
             from dpsynrag.baselines import DPRAGConfig, DPRAGSession
@@ -816,9 +870,8 @@ class Harness:
                 return {k: v for k, v in dict(spent).items()} if spent else None
 
             return (lambda qs: [_text(a) for a in session.answer([q.question for q in qs], progress=False)]), finish
-        answerer = corpus.answerer(lm=self.lm, embedder=self.embedder, top_k=self.top_k,
-                                   system_prompt=task.answer_system_prompt, max_new_tokens=p.answer_tokens)
-        return (lambda qs: [a.text for a in answerer.answer([q.question for q in qs])]), none
+        answerer = self._retriever(spec, corpus)  # plain RAG or a synthetic corpus
+        return (lambda qs: answerer.answer([q.question for q in qs])), none
 
     def _dp_rag_kwargs(self, cls, spec: MethodSpec) -> dict[str, Any]:
         kwargs = {"delta": self.config.preset.delta, **spec.params}
@@ -828,6 +881,14 @@ class Harness:
             if unknown:
                 raise ConfigError(f"{cls.__name__} has no field(s) {', '.join(unknown)}; fields: {', '.join(sorted(accepted))}.")
         return kwargs
+
+
+def _recall_fields(hits: list[bool] | None) -> dict[str, Any]:
+    """``context_recall`` (fraction in [0, 1], None when the method retrieves no top-k texts) and
+    ``context_hits`` (questions whose gold answer was retrieved)."""
+    if hits is None:
+        return {"context_recall": None, "context_hits": None}
+    return {"context_recall": sum(hits) / len(hits) if hits else 0.0, "context_hits": sum(hits)}
 
 
 def _text(answer) -> str:
@@ -926,6 +987,7 @@ def evaluate_method(h: Harness, spec: MethodSpec, *, leakage: bool = True) -> di
             "questions": len(data.queries),
         },
         **accuracy_summary(scores),
+        **_recall_fields(qinfo["context_hits"]),
         "by_bucket": bucket_accuracy(scores, buckets) if any(s.bucket for s in scores) else {},
         "timings": {"answer_questions_s": qinfo["seconds"]},
         "answered_now": qinfo["answered_now"],
@@ -1057,6 +1119,8 @@ def run_eval(
                     f"{time.time() - t:.0f} s")
             results["methods"].append(row)
             _write_json(results_path, {**results, "partial": True, "wall_seconds": time.time() - started})
+    elif config.experiment == "audit":
+        results["audit"] = run_audit_experiment(h)
     else:
         results["multi_query"] = run_multi_query(h)
     results["new_work"] = h.new_work
@@ -1091,6 +1155,32 @@ def _compute_seconds(results: dict[str, Any]) -> float:
     return total
 
 
+AUDIT_CANARIES = 64
+
+
+def run_audit_experiment(h: Harness) -> dict[str, Any]:
+    """The empirical privacy audit (:mod:`dpsynrag.audit`): for each ε of the preset, one DP-SynRAG build
+    with the preset's parameters on the subset plus :data:`AUDIT_CANARIES` canaries (public coins from the
+    preset's seed), and the one-run ε lower bound next to the claimed ε. Folders ``out/audit/eps-{ε}``;
+    not cached (each run rebuilds)."""
+    from dpsynrag.audit import run_audit
+
+    rows = []
+    for eps in h.config.preset.epsilons:
+        try:
+            config, note = h._synrag_config(h.specs("dp-synrag", eps))
+            result = run_audit(h.data.documents, h.config.out / "audit" / f"eps-{eps:g}", config,
+                               canaries=AUDIT_CANARIES, seed=h.config.preset.seed, lm=h.lm, embedder=h.embedder,
+                               overwrite=True, progress=h.progress)
+        except DpsynragError as exc:
+            rows.append({"claimed_epsilon": eps, "error": f"{type(exc).__name__}: {exc}"})
+            h.log(f"    [red]audit failed[/]: {rows[-1]['error']}")
+            continue
+        rows.append({**{k: v for k, v in result.to_dict().items() if k != "details"}, "note": note})
+        h.log(f"    {result.summary()}")
+    return {"canaries": AUDIT_CANARIES, "rows": rows}
+
+
 def run_multi_query(h: Harness) -> dict[str, Any]:
     """The multi-query curve (see the module docstring); returns its results section.
 
@@ -1120,7 +1210,7 @@ def run_multi_query(h: Harness) -> dict[str, Any]:
     def score(spec: MethodSpec) -> dict[str, Any]:
         corpus, cinfo = (h2.corpus(spec) if spec.method in _CORPUS_METHODS else (None, None))
         texts, info = h2.answers(spec, queries, prefix="q", corpus=corpus)
-        acc = accuracy_summary(score_queries(data.task, queries, texts))
+        acc = {**accuracy_summary(score_queries(data.task, queries, texts)), **_recall_fields(info["context_hits"])}
         extra: dict[str, Any] = {"params": spec.params, "cache": info["cache"],
                                  "timings": {"answer_questions_s": info["seconds"]}}
         if corpus is not None:

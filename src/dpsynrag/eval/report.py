@@ -69,6 +69,8 @@ def render_markdown(results: dict[str, Any], *, json_name: str = "results.json")
     out += ["## Setup", "", _table(["", ""], setup), ""]
     if results["experiment"] == "main":
         out += _main_tables(results)
+    elif results["experiment"] == "audit":
+        out += _audit_tables(results)
     else:
         out += _multi_query_tables(results)
     out += ["", f"Every number with its full configuration: `{json_name}`."]
@@ -80,14 +82,17 @@ def _main_tables(results: dict[str, Any]) -> list[str]:
     failed = [r for r in results["methods"] if "error" in r]
     out = ["## Accuracy", ""]
     out.append(_table(
-        ["method", "ε", "accuracy", "accuracy (case-sensitive)", "questions", "build s", "answer s"],
+        ["method", "ε", "accuracy", "accuracy (case-sensitive)", "context recall", "questions", "build s", "answer s"],
         [[r["label"], _method_eps(r),
-          _pct(r["accuracy"]), _pct(r["accuracy_case_sensitive"]), str(r["n"]),
+          _pct(r["accuracy"]), _pct(r["accuracy_case_sensitive"]), _pct(r.get("context_recall")), str(r["n"]),
           _secs(r["timings"].get("build_s")), _secs(r["timings"].get("answer_questions_s"))] for r in rows],
     ))
     out += ["", "ε: the privacy spent (synthetic corpora: the build's ε under the Bun–Steinke conversion; "
                 "DP-RAG: per query, m queries cost m·ε under basic composition); RAG uses the private "
-                "documents as they are (ε = ∞), Non-RAG none (ε = 0).", ""]
+                "documents as they are (ε = ∞), Non-RAG none (ε = 0). Context recall: the share of questions "
+                "whose gold answer appears in their top-k retrieved texts (the accuracy rule, case-insensitive), "
+                "whatever the model answers; – where the method retrieves no top-k texts (Non-RAG; DP-RAG, "
+                "whose retrieved set is private).", ""]
     buckets = [b for b in results["data"].get("support_buckets", [])]
     if any(r.get("by_bucket") for r in rows) and buckets:
         first = next(r for r in rows if r.get("by_bucket"))
@@ -185,6 +190,27 @@ def _multi_query_tables(results: dict[str, Any]) -> list[str]:
     notes = sorted({pt.get("note") for pt in mq["points"] if pt.get("note")})
     if notes:
         out += ["", "Notes: " + "; ".join(notes)]
+    out.append("")
+    return out
+
+
+def _audit_tables(results: dict[str, Any]) -> list[str]:
+    audit = results["audit"]
+    out = ["## Privacy audit (one run)", "",
+           f"DP-SynRAG built once per ε with {audit['canaries']} canaries (invented diagnosis = secret), each added "
+           "with probability 1/2 by a public coin; the guesses come from the released corpus alone. Lower bound "
+           "at 95% confidence (Steinke, Nasr, Jagielski 2023) at the claimed δ (pure DP in brackets); the largest "
+           "bound the design can reach is what a pass is worth.", ""]
+    rows = []
+    for row in audit["rows"]:
+        if "error" in row:
+            rows.append([f"{row['claimed_epsilon']:g}", "–", "–", "–", "–", row["error"]])
+            continue
+        rows.append([f"{row['claimed_epsilon']:g}", f"{row['correct']} / {row['guesses']}",
+                     f"{row['epsilon_lower_bound']:.3f} ({row['epsilon_lower_bound_pure']:.3f})",
+                     f"{row['max_epsilon_lower_bound']:.3f} ({row['max_epsilon_lower_bound_pure']:.3f})",
+                     "REFUTED" if row["refuted"] else "pass", row.get("note") or ""])
+    out.append(_table(["claimed ε", "correct guesses", "ε lower bound", "largest reachable", "verdict", "note"], rows))
     out.append("")
     return out
 
@@ -318,6 +344,6 @@ def write_report(results: dict[str, Any], out: str | Path, *, plots: bool = True
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{name}.md").write_text(render_markdown(results, json_name=f"{name}.json"), encoding="utf-8")
     written = [f"{name}.md"]
-    if plots:
+    if plots and results["experiment"] != "audit":  # the audit is one table, no plot
         written += write_plots(results, out)
     return written

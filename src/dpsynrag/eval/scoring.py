@@ -1,10 +1,15 @@
-"""Scoring of an evaluation run: accuracy, accuracy by support bucket, full-name leakage (pure functions).
+"""Scoring of an evaluation run: accuracy, accuracy by support bucket, context recall, full-name leakage
+(pure functions).
 
 Protocols: EVALUATION.md (Medical Synth, MovieLens) and algorithm_brief.md §3.1 / §3.5.
 
 * **Accuracy**: a response is correct when the task says so (:meth:`dpsynrag.tasks.Task.is_correct`: for
   Medical Synth, the answer contains the disease name). Both the case-sensitive rule (DP-RAG's
   ``disease in answer``) and the case-insensitive one are reported.
+* **Context recall** (RAG-style methods): the fraction of questions whose gold answer appears in the
+  top-k texts retrieved for them, matched with the same rule as accuracy (:meth:`Task.is_correct`,
+  case-insensitive) on the retrieved texts joined by blank lines. It measures the retrieval and the
+  corpus, independently of the answering model's skill.
 * **Support buckets**: a query's support is the number of documents of the database *actually used*
   that hold its answer (:meth:`~dpsynrag.tasks.Task.support`); accuracy per bucket is pooled over
   queries (successes / queries in the bucket, as DP-RAG's ``evaluation.py``).
@@ -29,6 +34,8 @@ __all__ = [
     "QueryScore",
     "accuracy_summary",
     "bucket_accuracy",
+    "context_hits",
+    "context_recall",
     "leakage_summary",
     "querier_name",
     "score_queries",
@@ -248,3 +255,37 @@ def bucket_accuracy(scores: Sequence[QueryScore], buckets: Sequence[str] = ()) -
         if s.bucket is not None:
             groups.setdefault(s.bucket, []).append(s)
     return {label: accuracy_summary(group) for label, group in groups.items()}
+
+
+def context_hits(contexts_per_question: Sequence[Sequence[str]], queries: Sequence, task) -> list[bool]:
+    """Per question, whether its gold answer appears in the texts retrieved for it.
+
+    The texts are joined by blank lines (a match cannot straddle two texts) and matched with
+    ``task.is_correct(joined, query, case_sensitive=False)``, the accuracy rule (Medical Synth: the
+    disease name). No text: False.
+
+    Args:
+        contexts_per_question: per question, its retrieved texts (top-k, any order).
+        queries: the :class:`~dpsynrag.tasks.Query` list, same order.
+        task: a :class:`dpsynrag.tasks.Task`.
+
+    Raises:
+        ConfigError: ``contexts_per_question`` has another length than ``queries``.
+    """
+    if len(contexts_per_question) != len(queries):
+        raise ConfigError(f"{len(contexts_per_question)} context lists for {len(queries)} queries.")
+    return [
+        bool(context) and bool(task.is_correct("\n\n".join(context), query, case_sensitive=False))
+        for context, query in zip(contexts_per_question, queries)
+    ]
+
+
+def context_recall(contexts_per_question: Sequence[Sequence[str]], queries: Sequence, task) -> float:
+    """Context recall: the fraction in [0, 1] of questions whose gold answer appears in their retrieved
+    texts (:func:`context_hits`); 0.0 when there is no question.
+
+    Raises:
+        ConfigError: ``contexts_per_question`` has another length than ``queries``.
+    """
+    hits = context_hits(contexts_per_question, queries, task)
+    return sum(hits) / len(hits) if hits else 0.0

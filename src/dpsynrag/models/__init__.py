@@ -3,7 +3,9 @@
 * :class:`LanguageModel` — a causal LM (hub id, folder, GGUF file or the offline SmolLM2 default).
 * :class:`Embedder` — sentence embeddings, unit-norm float32 (offline default all-MiniLM-L6-v2).
 * :class:`PrivatePredictionDecoder` — one synthetic text per cluster by clipped-logit aggregation
-  (METHOD.md §2d), charged to each cluster's accountant.
+  (METHOD.md §2d), charged to each cluster's accountant; its variants ("paper", "public-prior",
+  "invisibleink") are the selectors of :mod:`dpsynrag.models.decoding`, the one decoding loop that
+  greedy generation and sampling use too.
 """
 
 from dpsynrag.models.decoder import PrivatePredictionDecoder

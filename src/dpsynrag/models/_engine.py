@@ -1,37 +1,60 @@
 """Batched incremental decoding over a key/value cache: the machinery under greedy generation,
-YES/NO scoring and private prediction.
+YES/NO scoring and private prediction, **batch-invariant**.
 
 A *row* is one sequence being decoded; several rows may continue the same *prompt* (in private
-prediction, a document's prompt is continued once per cluster it belongs to). :class:`RowBatch`
+prediction, a document's prompt is continued once per cluster it belongs to).
 
-1. finds the longest token prefix shared by all prompts (the chat template and instruction) and
-   computes its keys/values once (kept for the next batch: :class:`PrefixCache`);
-2. prefills each *distinct* prompt once, in chunks, after that prefix;
-3. runs one forward pass per step for all rows (:meth:`RowBatch.step`).
+Batch invariance. The privacy proofs treat a document's keywords, embedding and next-token logits
+as a function of that document alone (plus public values). Floating-point kernels round a row
+differently depending on the *shapes* they run on (on CPU, a float32 matrix product of 3 rows and
+one of 32 rows give different bits for the same row), so :class:`RowBatch` makes every number a row
+computes — :attr:`RowBatch.first_logits` and each :meth:`RowBatch.step` — a function of its own
+prompt, the tokens fed to it and public constants only:
 
-Layout of a prompt's cache: ``[prefix | left padding | prompt rest]``, then the generated tokens.
-Padding sits *between* the shared prefix and the rest of the prompt; it is masked, and explicit
-``position_ids`` number the real tokens 0, 1, 2, … without gaps, so a padded prompt computes exactly
-what it computes alone (checked against unpadded full forwards in tests/test_decoder.py).
+1. **Public prefix only.** Keys/values are shared between prompts only for a prefix the caller
+   declares public (``public_prefix``: the token ids of the chat template and instruction before
+   the private text, :meth:`~dpsynrag.models.lm.LanguageModel.public_prefix`), and only for a prompt
+   that starts with exactly those ids (checked per prompt). The prefix is computed alone (batch 1)
+   and kept for the next batch (:class:`PrefixCache`). Nothing is derived from the private prompts
+   jointly (no common prefix of the batch).
+2. **One prompt per prefill forward**, at its exact length (``[1, len(prompt) - len(prefix)]``).
+3. **Widths from the prompt alone.** A prompt's keys/values are stored left-padded to
+   :func:`bucket_width` (its length rounded up to a multiple of ``BUCKET_TOKENS``): the layout
+   ``[padding | prompt | generated tokens]``. Padding is masked; explicit positions number the real
+   tokens 0, 1, 2, … without gaps.
+4. **A fixed row count.** Every decode forward holds exactly ``step_rows`` rows (a public constant,
+   :func:`default_step_rows`); the rows of a step are cut into such forwards and the last one is
+   completed with dummy rows, whose outputs are discarded.
+5. **Fixed attention groups** (shared engine): a stored prompt has a fixed number
+   ``rows_per_group`` of query slots (``GROUP_ROWS`` by default); a prompt continued by more rows
+   is stored once per group of that many rows.
+
+What still varies with the batch is which other rows share a tensor, a row's position in it, and
+the batch count of the attention over stored prompts; the kernels compute each row (each batch
+entry) on its own, with no reduction across rows. Tested bit for bit, in float32 and bfloat16 on
+CPU, with and without other documents in the batch (tests/test_batch_invariance.py). On CUDA it is
+unmeasured: ``benchmarks/check_invariance_gpu.py`` checks it there.
 
 Three engines (``ModelRunner.mode``):
 
-* ``"shared"`` (default for the architectures in ``SHARED_ATTENTION_MODEL_TYPES``): each distinct
-  prompt's keys/values are stored once; a row stores only its generated tokens. At a decode step
-  :func:`shared_prompt_attention` attends each prompt once with all its rows stacked as queries, and
-  merges that exactly with each row's attention over its own tokens (log-sum-exp merge). Memory per
-  batch: distinct prompts × prompt length + rows × T, instead of rows × (prompt length + T).
-* ``"fast"``: preallocated per-row buffers (each row holds a copy of its prompt's keys/values), no
-  ``torch.cat`` per step. Needs a model whose cache layers are plain full-attention ``DynamicLayer``.
-* ``"generic"`` (sliding-window or hybrid models, e.g. Gemma-2): transformers' ``DynamicCache``, one
-  prefill forward per batch, no prefix reuse.
+* ``"shared"`` (default for the architectures in ``SHARED_ATTENTION_MODEL_TYPES``): each prompt's
+  keys/values are stored once per group, in per-width buckets; a row stores only its generated
+  tokens. At a decode step :func:`shared_prompt_attention` attends each stored prompt once with its
+  rows' queries stacked, and merges that exactly with each row's attention over its own tokens
+  (log-sum-exp merge). Memory: stored prompts × width + rows × T, instead of rows × (width + T).
+* ``"fast"``: preallocated per-row buffers (each row holds a copy of its prompt's keys/values),
+  rows grouped by width into *tiles* of ``step_rows`` rows, one forward per tile and step. Needs a
+  model whose cache layers are plain full-attention ``DynamicLayer``.
+* ``"generic"`` (sliding-window or hybrid models, e.g. Gemma-2): tiles as in ``"fast"`` with
+  transformers' ``DynamicCache``; each tile is prefilled as one ``[step_rows, width]`` forward (a
+  prompt continued by several rows is prefilled once per row; the public prefix is not reused).
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,44 +122,87 @@ def _buffer_cache(layers: list[_BufferLayer]) -> Cache:
 # -- shared-prompt attention (decode steps of the shared mode) ----------------------------------
 
 
+class _Bucket:
+    """Stored prompts of one width: keys/values ``[stored, kv_heads, width, dim]`` per layer, each
+    prompt left-padded (``[padding | prompt]``), and the padding mask ``[stored, width]``."""
+
+    def __init__(self, width: int, keys: list[torch.Tensor], values: list[torch.Tensor], padding: torch.Tensor):
+        self.width = width
+        self.keys = keys
+        self.values = values
+        self.padding = padding
+        self._bias: dict[torch.dtype, torch.Tensor] = {}
+
+    def bias(self, dtype: torch.dtype) -> torch.Tensor:
+        """Additive mask ``[stored, 1, 1, width]``: 0, or -inf on padding (built once per dtype)."""
+        if dtype not in self._bias:
+            b = torch.zeros(self.padding.shape, dtype=dtype, device=self.padding.device)
+            self._bias[dtype] = b.masked_fill(self.padding, float("-inf"))[:, None, None, :]
+        return self._bias[dtype]
+
+
+@dataclass
+class _PromptPart:
+    """The rows of one decode forward that read stored prompts ``lo .. hi - 1`` of one bucket.
+
+    Attributes:
+        rows: LongTensor ``[m]``, the rows of the forward.
+        slots: LongTensor ``[m]``, each row's query slot ``(stored - lo) * groups + slot``.
+    """
+
+    bucket: _Bucket
+    lo: int
+    hi: int
+    rows: torch.Tensor
+    slots: torch.Tensor
+
+
 @dataclass
 class SharedPromptContext:
     """What a decode step's attention needs besides the rows' own generated tokens.
 
-    Rows are grouped by the prompt they continue: ``flat[r] = prompt[r] * groups + slot[r]`` where
-    ``slot`` numbers the rows of one prompt 0, 1, …, ``groups - 1``.
-
     Attributes:
-        keys, values: per layer, ``[prompts, kv_heads, width, dim]`` keys/values of each distinct prompt.
-        padding: BoolTensor ``[prompts, width]``, True on padding slots.
-        flat: LongTensor ``[rows]``.
-        groups: the most rows continuing one prompt.
-        total_length: prompt width + generated tokens (checked against a sliding window).
+        parts: the stored prompts the rows read, by bucket (rows with no part — dummy rows — attend
+            only to their own tokens).
+        groups: query slots per stored prompt (a public constant).
+        total_length: widest prompt + generated tokens (checked against a sliding window).
     """
 
-    keys: list[torch.Tensor]
-    values: list[torch.Tensor]
-    padding: torch.Tensor
-    flat: torch.Tensor
+    parts: list[_PromptPart]
     groups: int
     total_length: int = 0
-    _bias: torch.Tensor | None = None
 
-    def bias(self, dtype: torch.dtype) -> torch.Tensor:
-        """Additive mask ``[prompts, 1, 1, width]``: 0, or -inf on padding (built once per step)."""
-        if self._bias is None or self._bias.dtype != dtype:
-            b = torch.zeros(self.padding.shape, dtype=dtype, device=self.padding.device)
-            self._bias = b.masked_fill(self.padding, float("-inf"))[:, None, None, :]
-        return self._bias
+
+def _attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor | None, scale: float):
+    """softmax(q·kᵀ·scale + bias)·v per batch entry and head, with its log-sum-exp.
+
+    Shapes: q ``[b, h, m, d]``, k/v ``[b, h, n, d]``, bias None or ``[b, 1, 1, n]`` (0 or -inf, at
+    least one 0 per entry). Returns ``(out [b, h, m, d], lse [b, h, m])``, both float32.
+
+    Plain matrix products, not torch's CPU flash-attention kernel: with several threads that kernel
+    rounds a batch entry differently depending on which thread computes it (i.e. on its position
+    and on the batch count), which would make a row depend on its batch-mates.
+    """
+    s = torch.matmul(q, k.transpose(-1, -2)).float() * scale
+    if bias is not None:
+        s = s + bias.float()
+    m = s.amax(dim=-1, keepdim=True)
+    e = torch.exp(s - m)
+    total = e.sum(dim=-1, keepdim=True)
+    out = torch.matmul(e.to(v.dtype), v).float() / total
+    return out, (m + torch.log(total)).squeeze(-1)
 
 
 def shared_prompt_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
-    """Attention of one new token per row over [its prompt's keys (shared) | its own suffix keys].
+    """Attention of one new token per row over [its prompt's keys (stored once per group) | its own
+    generated keys].
 
-    The prompt part runs once per *distinct* prompt, with that prompt's rows stacked as extra
-    queries; the suffix part runs per row; the two partial softmaxes are merged exactly with their
-    running maxima and sums (the log-sum-exp merge of flash attention). Registered with transformers'
-    ``AttentionInterface``; ``key``/``value`` are the rows' suffix keys/values returned by the cache.
+    The prompt part runs once per stored prompt, with the queries of its ``groups`` slots stacked
+    (empty slots hold zeros); the generated part runs per row; the two partial softmaxes are merged
+    exactly with their log-sum-exps (the merge of flash attention). Every shape is fixed by the
+    bucket widths, ``groups`` and the forward's row count, so a row's output does not depend on
+    which rows share its forward. Registered with transformers' ``AttentionInterface``;
+    ``key``/``value`` are the rows' generated keys/values returned by the cache.
 
     Shapes: query ``[rows, heads, 1, dim]``, key/value ``[rows, kv_heads, t, dim]``; returns
     ``([rows, 1, heads, dim], None)``.
@@ -154,73 +220,27 @@ def shared_prompt_attention(module, query, key, value, attention_mask, scaling=N
     rep = heads // kv_heads
     scale = scaling if scaling is not None else dim**-0.5
     layer = module.layer_idx
-    pk, pv = ctx.keys[layer], ctx.values[layer]
-    n_prompts = pk.shape[0]
     g = ctx.groups
     q = query.reshape(rows, kv_heads, rep, dim)
 
-    # prompt part, grouped by prompt: queries [prompts, kv_heads, g*rep, dim]
-    qg = q.new_zeros((n_prompts * g, kv_heads, rep, dim))
-    qg[ctx.flat] = q
-    qg = qg.view(n_prompts, g, kv_heads, rep, dim).transpose(1, 2).reshape(n_prompts, kv_heads, g * rep, dim)
+    o_p = torch.zeros((rows, kv_heads, rep, dim), dtype=torch.float32, device=query.device)
+    lse_p = torch.full((rows, kv_heads, rep), float("-inf"), dtype=torch.float32, device=query.device)
+    for part in ctx.parts:
+        b, n = part.bucket, part.hi - part.lo
+        qg = q.new_zeros((n * g, kv_heads, rep, dim))
+        qg[part.slots] = q[part.rows]
+        qg = qg.view(n, g, kv_heads, rep, dim).transpose(1, 2).reshape(n, kv_heads, g * rep, dim)
+        o, lse = _attend(qg, b.keys[layer][part.lo : part.hi], b.values[layer][part.lo : part.hi],
+                         b.bias(query.dtype)[part.lo : part.hi], scale)
+        o = o.view(n, kv_heads, g, rep, dim).transpose(1, 2).reshape(n * g, kv_heads, rep, dim)
+        lse = lse.view(n, kv_heads, g, rep).transpose(1, 2).reshape(n * g, kv_heads, rep)
+        o_p[part.rows] = o[part.slots]
+        lse_p[part.rows] = lse[part.slots]
 
-    def to_rows(x: torch.Tensor) -> torch.Tensor:  # [prompts, kv_heads, g*rep, k] -> [rows, kv_heads, rep, k]
-        k = x.shape[-1]
-        x = x.view(n_prompts, kv_heads, g, rep, k).transpose(1, 2).reshape(n_prompts * g, kv_heads, rep, k)
-        return x[ctx.flat]
-
-    if _cpu_flash is not None and query.device.type == "cpu":
-        # CPU flash kernel: normalised outputs and log-sum-exps of each part, merged exactly.
-        o_p, lse_p = _cpu_flash(qg, pk, pv, attn_mask=ctx.bias(query.dtype), scale=scale)
-        o_s, lse_s = _cpu_flash(q, key, value, scale=scale)
-        o_p, lse_p = to_rows(o_p.float()), to_rows(lse_p[..., None])
-        lse = torch.logaddexp(lse_p, lse_s[..., None])
-        out = o_p * torch.exp(lse_p - lse) + o_s.float() * torch.exp(lse_s[..., None] - lse)
-        return out.to(query.dtype).reshape(rows, 1, heads, dim), None
-
-    s_p = torch.matmul(qg, pk.transpose(-1, -2)).float() * scale
-    s_p = s_p.masked_fill(ctx.padding[:, None, None, :], float("-inf"))
-    m_p = s_p.amax(dim=-1, keepdim=True)
-    e_p = torch.exp(s_p - m_p)
-    l_p = e_p.sum(dim=-1, keepdim=True)
-    o_p = torch.matmul(e_p.to(pv.dtype), pv).float()
-    m_p, l_p, o_p = to_rows(m_p), to_rows(l_p), to_rows(o_p)
-
-    # suffix part, per row: [rows, kv_heads, rep, t]
-    s_s = torch.matmul(q, key.transpose(-1, -2)).float() * scale
-    m_s = s_s.amax(dim=-1, keepdim=True)
-    e_s = torch.exp(s_s - m_s)
-    l_s = e_s.sum(dim=-1, keepdim=True)
-    o_s = torch.matmul(e_s.to(value.dtype), value).float()
-
-    m = torch.maximum(m_p, m_s)
-    a_p, a_s = torch.exp(m_p - m), torch.exp(m_s - m)
-    out = (o_p * a_p + o_s * a_s) / (l_p * a_p + l_s * a_s)
+    o_s, lse_s = _attend(q, key, value, None, scale)
+    lse = torch.logaddexp(lse_p, lse_s)
+    out = o_p * torch.exp(lse_p - lse)[..., None] + o_s * torch.exp(lse_s - lse)[..., None]
     return out.to(query.dtype).reshape(rows, 1, heads, dim), None
-
-
-def _find_cpu_flash():
-    """torch's CPU flash-attention op, which also returns the log-sum-exp (None if unavailable or
-    if it does not match the reference on a small case)."""
-    op = getattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu", None)
-    if op is None:
-        return None
-    try:
-        gen = torch.Generator().manual_seed(0)
-        q, k, v = (torch.randn(2, 2, 3, 8, generator=gen) for _ in range(3))
-        bias = torch.zeros(2, 1, 1, 3)
-        bias[0, ..., 1] = float("-inf")
-        out, lse = op(q, k, v, attn_mask=bias, scale=0.5)
-        scores = q @ k.transpose(-1, -2) * 0.5 + bias
-        ok = torch.allclose(out, torch.softmax(scores, -1) @ v, atol=1e-5) and torch.allclose(
-            lse.reshape(2, 2, 3), torch.logsumexp(scores, -1), atol=1e-5
-        )
-    except Exception:  # noqa: BLE001 - signature changed: use the matmul path
-        return None
-    return op if ok else None
-
-
-_cpu_flash = _find_cpu_flash()
 
 
 _registered = False
@@ -252,20 +272,6 @@ class PrefixCache:
 
     ids: tuple[int, ...]
     kv: list[tuple[torch.Tensor, torch.Tensor]]
-
-
-def longest_common_prefix(seqs: Sequence[Sequence[int]]) -> int:
-    """Length of the longest common prefix of non-empty integer sequences."""
-    first = seqs[0]
-    n = min(len(s) for s in seqs)
-    for s in seqs[1:]:
-        i = 0
-        while i < n and s[i] == first[i]:
-            i += 1
-        n = i
-        if n == 0:
-            break
-    return n
 
 
 class ModelRunner:
@@ -343,17 +349,71 @@ def _num_layers(model) -> int:
     return int(config.num_hidden_layers)
 
 
+# Public shape constants (see the module docstring). A prompt's stored width is its length rounded up
+# to a multiple of BUCKET_TOKENS; a stored prompt has GROUP_ROWS query slots by default.
+BUCKET_TOKENS = 32
+GROUP_ROWS = 4
+
+
+def bucket_width(n: int) -> int:
+    """The stored width of a prompt of ``n`` tokens: ``n`` rounded up to a multiple of BUCKET_TOKENS."""
+    return -(-int(n) // BUCKET_TOKENS) * BUCKET_TOKENS
+
+
+def default_step_rows(device: torch.device) -> int:
+    """Rows of every decode forward unless the caller fixes it: 32 on CPU, 128 on an accelerator."""
+    return 32 if device.type == "cpu" else 128
+
+
+@dataclass
+class _Tile:
+    """Up to ``step_rows`` rows of one bucket width decoded by one forward per step (fast and
+    generic engines). ``slot_row[j]`` is the row in slot j, -1 for a dummy or dropped slot."""
+
+    width: int
+    slot_row: np.ndarray
+    mask: torch.Tensor
+    pos: torch.Tensor
+    length: int
+    buffers: tuple[list[torch.Tensor], list[torch.Tensor]] | None = None
+    cache: Cache | None = None
+
+
+def _row_independent_sdpa(device: torch.device):
+    """Context for forwards of several rows through the model's own attention (fast and generic
+    tiles): on CPU, torch's math SDPA backend, which computes each batch entry alike wherever it
+    sits (the CPU flash kernel does not, with several threads; see :func:`_attend`)."""
+    if device.type != "cpu":
+        return nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    return sdpa_kernel(SDPBackend.MATH)
+
+
+def _positive_int(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"internal: RowBatch `{name}` must be an integer >= 1. Found {value!r}.")
+    return int(value)
+
+
 class RowBatch:
-    """Rows continuing prompts, with their cache; see the module docstring.
+    """Rows continuing prompts, with their cache; batch-invariant (see the module docstring).
 
     Args:
         runner: the model runner.
         prompts: distinct prompts as token ids (each non-empty).
         row_prompt: ``[rows]`` index into ``prompts`` of the prompt each row continues.
         max_new_tokens: how many tokens may still be fed to every row by :meth:`step`.
-        prefill_tokens: about how many (padded) tokens one prefill forward may hold.
+        public_prefix: token ids of a *public* prefix (template and instruction before the private
+            part, :meth:`~dpsynrag.models.lm.LanguageModel.public_prefix`); its keys/values are
+            computed once and reused by every prompt that starts with exactly these ids and is
+            longer. Never pass ids derived from private text.
+        step_rows: rows of every decode forward (a public constant; None: :func:`default_step_rows`).
+        rows_per_group: query slots per stored prompt in the shared engine (a public constant;
+            1 when every prompt has one row, e.g. greedy decoding of distinct prompts).
 
     Attributes:
+        rows: the number of rows.
         first_logits: FloatTensor ``[rows, model_vocab]`` (float32): next-token logits after each
             row's prompt.
     """
@@ -365,233 +425,298 @@ class RowBatch:
         row_prompt: Sequence[int],
         *,
         max_new_tokens: int,
-        prefill_tokens: int = 1024,
+        public_prefix: Sequence[int] | None = None,
+        step_rows: int | None = None,
+        rows_per_group: int = GROUP_ROWS,
     ):
         self.runner = runner
-        dev = runner.device
         self.rows = len(row_prompt)
-        src = torch.as_tensor(list(row_prompt), dtype=torch.long)
-        lengths = [len(p) for p in prompts]
         if self.rows == 0:
             raise ValueError("internal: RowBatch needs at least one row.")
+        self.step_rows = default_step_rows(runner.device) if step_rows is None else _positive_int("step_rows", step_rows)
+        self.groups = _positive_int("rows_per_group", rows_per_group)
+        self.capacity_new = int(max_new_tokens)
+        self.generated = 0
         self.mode = runner.mode
-        if self.mode == "shared":
-            # Prefill and keep each distinct prompt once; rows only own their generated tokens.
-            identity = torch.arange(len(prompts))
-            self._prefill_fast(prompts, lengths, identity, 0, prefill_tokens)
-            self.prompt_k, self.prompt_v = self._buffers
-            self._buffers = None
-            self.padding = self.mask == 0
-            self.first_logits = self.first_logits.index_select(0, src.to(dev))
-            self.next_pos = self.next_pos.index_select(0, src.to(dev))
-            self.row_prompt = src
-            self._group_rows()
-            self.generated = 0
-            self.capacity_new = max_new_tokens
-            self._suffix: tuple[list[torch.Tensor], list[torch.Tensor]] | None = None
-        elif self.mode == "fast":
-            self._prefill_fast(prompts, lengths, src, max_new_tokens, prefill_tokens)
-        else:
-            self._prefill_generic(prompts, lengths, src)
-        self.first_logits = self.first_logits.float()
-
-    def _group_rows(self) -> None:
-        """``flat[r] = prompt * groups + slot`` with slots numbering each prompt's rows (shared mode)."""
-        rp = self.row_prompt.numpy()
-        order = np.argsort(rp, kind="stable")
-        counts = np.bincount(rp, minlength=int(self.prompt_k[0].shape[0]))
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        slot = np.empty_like(rp)
-        slot[order] = np.arange(len(rp)) - starts[rp[order]]
-        self.groups = int(counts.max())
-        self.flat = torch.as_tensor(rp * self.groups + slot, dtype=torch.long, device=self.runner.device)
-
-    # -- fast path ------------------------------------------------------------------------------
-
-    def _prefill_fast(self, prompts, lengths, src, max_new_tokens, prefill_tokens):
-        dev = self.runner.device
-        n_rows = len(src)
-        # Shared prefix: at least one token of every prompt is left to the per-prompt pass, which
-        # gives its last-position logits.
-        p_len = longest_common_prefix(prompts) if len(prompts) > 1 else 0
-        p_len = min(p_len, min(lengths) - 1)
-        prefix = self.runner.prefix_kv(prompts[0][:p_len]) if p_len > 0 else None
-        rests = [p[p_len:] for p in prompts]
-        rest_max = max(len(r) for r in rests)
-        rest_min = min(len(r) for r in rests)
-        width = p_len + rest_max  # cache positions holding prompts
-        capacity = width + max_new_tokens
-        n_layers = _num_layers(self.runner.model)
-
-        # Chunks of distinct prompts, sorted by length so that a chunk pads little.
-        order = sorted(range(len(prompts)), key=lambda i: len(rests[i]))
-        chunks: list[list[int]] = []
-        cur: list[int] = []
-        for i in order:
-            cand = cur + [i]
-            if cur and len(cand) * (p_len + len(rests[i])) > prefill_tokens:
-                chunks.append(cur)
-                cand = [i]
-            cur = cand
-        if cur:
-            chunks.append(cur)
-
-        rows_of = [[] for _ in prompts]
-        for r, p in enumerate(src.tolist()):
-            rows_of[p].append(r)
-
-        row_k: list[torch.Tensor] = []
-        row_v: list[torch.Tensor] = []
+        prompts = [tuple(int(t) for t in p) for p in prompts]
+        src = [int(p) for p in row_prompt]
+        if self.mode == "generic":
+            self._init_generic(prompts, src)
+            return
+        prefix = None
+        if public_prefix:
+            pre = tuple(int(t) for t in public_prefix)
+            if any(len(p) > len(pre) and p[: len(pre)] == pre for p in prompts):
+                prefix = runner.prefix_kv(pre)
+        used = sorted(set(src))
         first = None
-        for chunk in chunks:
-            lc = max(len(rests[i]) for i in chunk)
-            n = len(chunk)
-            ids = torch.zeros((n, lc), dtype=torch.long)
-            mask = torch.zeros((n, p_len + lc), dtype=torch.long)
-            mask[:, :p_len] = 1
-            pos = torch.full((n, lc), p_len, dtype=torch.long)
-            for j, i in enumerate(chunk):
-                r = rests[i]
-                ids[j, lc - len(r) :] = torch.as_tensor(r)
-                mask[j, p_len + lc - len(r) :] = 1
-                pos[j, lc - len(r) :] = torch.arange(p_len, p_len + len(r))
-            if prefix is not None:
-                layers = []
-                for k, v in prefix.kv:
-                    bk = k.new_empty((n, k.shape[1], p_len + lc, k.shape[3]))
-                    bv = v.new_empty((n, v.shape[1], p_len + lc, v.shape[3]))
-                    bk[:, :, :p_len] = k
-                    bv[:, :, :p_len] = v
-                    layers.append(_BufferLayer(p_len + lc, bk, bv, p_len))
-            else:
-                layers = [_BufferLayer(lc) for _ in range(n_layers)]
-            cache = _buffer_cache(layers)
-            logits = self.runner.forward(ids.to(dev), mask.to(dev), pos.to(dev), cache)
-            if first is None:
-                first = logits.new_empty((n_rows, logits.shape[-1]))
-                for layer in cache.layers:
-                    k, v = layer.buf_k, layer.buf_v
-                    row_k.append(k.new_empty((n_rows, k.shape[1], capacity, k.shape[3])))
-                    row_v.append(v.new_empty((n_rows, v.shape[1], capacity, v.shape[3])))
-                    # Padding slots are masked, but a masked slot holding NaN garbage would still give
-                    # 0 x NaN = NaN: zero every slot that may stay padding.
-                    row_k[-1][:, :, p_len : width - rest_min] = 0
-                    row_v[-1][:, :, p_len : width - rest_min] = 0
-                    if prefix is not None:
-                        row_k[-1][:, :, :p_len] = k[:1, :, :p_len]
-                        row_v[-1][:, :, :p_len] = v[:1, :, :p_len]
-            # Scatter the chunk's rest-of-prompt keys/values into every row continuing each prompt.
-            local = [j for j, i in enumerate(chunk) for _ in rows_of[i]]
-            targets = [r for i in chunk for r in rows_of[i]]
-            if not targets:
-                continue
-            local_t = torch.as_tensor(local, device=dev)
-            target_t = torch.as_tensor(targets, device=dev)
-            first[target_t] = logits.index_select(0, local_t)
-            for li, layer in enumerate(cache.layers):
-                row_k[li][target_t, :, width - lc : width] = layer.buf_k[:, :, p_len:].index_select(0, local_t)
-                row_v[li][target_t, :, width - lc : width] = layer.buf_v[:, :, p_len:].index_select(0, local_t)
-            del cache, layers
+        if self.capacity_new == 0:
+            for p in used:
+                logits, _ = self._prefill_one(prompts[p], prefix)
+                first = logits.new_empty((len(prompts), logits.shape[-1])) if first is None else first
+                first[p] = logits[0]
+        else:
+            store = self._plan_shared if self.mode == "shared" else self._plan_tiles
+            copy_kv = store(prompts, src)
+            for p in used:
+                logits, kv = self._prefill_one(prompts[p], prefix)
+                first = logits.new_empty((len(prompts), logits.shape[-1])) if first is None else first
+                first[p] = logits[0]
+                copy_kv(p, kv)
+            if self.mode == "shared":
+                self._layout()
+        self.first_logits = first.index_select(0, torch.as_tensor(src, device=first.device)).float()
 
-        self.first_logits = first
-        self._buffers = (row_k, row_v)
-        self.length = width
-        row_mask = torch.zeros((n_rows, capacity), dtype=torch.long)
-        row_mask[:, :p_len] = 1
-        rest_len = torch.as_tensor([len(rests[p]) for p in src.tolist()], dtype=torch.long)
-        cols = torch.arange(capacity)[None, :]
-        row_mask[(cols >= width - rest_len[:, None]) & (cols < width)] = 1
-        self.mask = row_mask.to(dev)
-        self.next_pos = (p_len + rest_len).to(dev)
+    # -- prefill: one prompt per forward -------------------------------------------------------
 
-    def _fast_cache(self) -> Cache:
-        row_k, row_v = self._buffers
-        cap = row_k[0].shape[2]
-        return _buffer_cache([_BufferLayer(cap, k, v, self.length) for k, v in zip(row_k, row_v)])
-
-    # -- generic path ---------------------------------------------------------------------------
-
-    def _prefill_generic(self, prompts, lengths, src):
+    def _prefill_one(self, ids: tuple[int, ...], prefix: PrefixCache | None):
+        """Logits ``[1, model_vocab]`` after ``ids`` and its keys/values ``[(k, v)]`` per layer, each
+        ``[1, kv_heads, len(ids), dim]``; computed alone, after the public prefix when ``ids`` starts with it."""
         dev = self.runner.device
-        width = max(lengths)
-        n = len(prompts)
-        ids = torch.zeros((n, width), dtype=torch.long)
-        mask = torch.zeros((n, width), dtype=torch.long)
-        pos = torch.zeros((n, width), dtype=torch.long)
-        for j, p in enumerate(prompts):
-            ids[j, width - len(p) :] = torch.as_tensor(p)
-            mask[j, width - len(p) :] = 1
-            pos[j, width - len(p) :] = torch.arange(len(p))
-        cache = DynamicCache(config=self.runner.model.config)
-        logits = self.runner.forward(ids.to(dev), mask.to(dev), pos.to(dev), cache)
-        src_dev = src.to(dev)
-        for layer in cache.layers:
-            if getattr(layer, "is_initialized", False):
-                layer.batch_select_indices(src_dev)
-        self._cache = cache
-        self.first_logits = logits.index_select(0, src_dev)
-        self.mask = mask.to(dev).index_select(0, src_dev)
-        self.next_pos = torch.as_tensor(lengths, dtype=torch.long, device=dev).index_select(0, src_dev)
-        self.length = width
+        n = len(ids)
+        p = len(prefix.ids) if prefix is not None and n > len(prefix.ids) and ids[: len(prefix.ids)] == prefix.ids else 0
+        if p:
+            layers = []
+            for k, v in prefix.kv:
+                bk = k.new_empty((1, k.shape[1], n, k.shape[3]))
+                bv = v.new_empty((1, v.shape[1], n, v.shape[3]))
+                bk[:, :, :p] = k
+                bv[:, :, :p] = v
+                layers.append(_BufferLayer(n, bk, bv, p))
+        else:
+            layers = [_BufferLayer(n) for _ in range(_num_layers(self.runner.model))]
+        cache = _buffer_cache(layers)
+        logits = self.runner.forward(
+            torch.tensor([ids[p:]], dtype=torch.long, device=dev), torch.ones((1, n), dtype=torch.long, device=dev),
+            torch.arange(p, n, device=dev)[None, :], cache,
+        )
+        return logits, [(layer.buf_k, layer.buf_v) for layer in cache.layers]
+
+    # -- shared engine --------------------------------------------------------------------------
+
+    def _plan_shared(self, prompts, src):
+        """Assign every row a stored prompt (one per ``groups`` rows of a prompt, in buckets by
+        width) and a slot; returns the function that copies a prefilled prompt into its stores."""
+        dev = self.runner.device
+        g = self.groups
+        rows_of: list[list[int]] = [[] for _ in prompts]
+        for r, p in enumerate(src):
+            rows_of[p].append(r)
+        widths = sorted({bucket_width(len(prompts[p])) for p in set(src)})
+        index = {w: b for b, w in enumerate(widths)}
+        count = [0] * len(widths)
+        stores: list[list[tuple[int, int]]] = [[] for _ in prompts]
+        self._row_bucket = np.zeros(self.rows, dtype=np.int64)
+        self._row_stored = np.zeros(self.rows, dtype=np.int64)
+        self._row_slot = np.zeros(self.rows, dtype=np.int64)
+        for p, rows in enumerate(rows_of):
+            b = index.get(bucket_width(len(prompts[p])))
+            for i in range(0, len(rows), g):
+                stores[p].append((b, count[b]))
+                for s, r in enumerate(rows[i : i + g]):
+                    self._row_bucket[r], self._row_stored[r], self._row_slot[r] = b, count[b], s
+                count[b] += 1
+        self.next_pos = torch.as_tensor([len(prompts[p]) for p in src], dtype=torch.long, device=dev)
+        self._buckets: list[_Bucket] = []
+
+        def copy_kv(p: int, kv) -> None:
+            if not self._buckets:
+                for w, c in zip(widths, count):
+                    keys = [k.new_zeros((c, k.shape[1], w, k.shape[3])) for k, _ in kv]
+                    values = [v.new_zeros((c, v.shape[1], w, v.shape[3])) for _, v in kv]
+                    self._buckets.append(_Bucket(w, keys, values, torch.zeros((c, w), dtype=torch.bool, device=dev)))
+            n = len(prompts[p])
+            for b, i in stores[p]:
+                bucket = self._buckets[b]
+                for layer, (k, v) in enumerate(kv):
+                    bucket.keys[layer][i, :, bucket.width - n :] = k[0]
+                    bucket.values[layer][i, :, bucket.width - n :] = v[0]
+                bucket.padding[i, : bucket.width - n] = True
+
+        self._suffix: tuple[list[torch.Tensor], list[torch.Tensor]] | None = None
+        return copy_kv
+
+    def _layout(self) -> None:
+        """Order the rows by (bucket, stored prompt, slot) and cut them into forwards of
+        ``step_rows`` rows, the last one completed with dummy rows (shared engine)."""
+        dev = self.runner.device
+        self._order = np.lexsort((self._row_slot, self._row_stored, self._row_bucket))  # physical -> row
+        self._chunks: list[list[_PromptPart]] = []
+        for c in range(0, self.rows, self.step_rows):
+            sel = self._order[c : c + self.step_rows]
+            parts = []
+            for b in np.unique(self._row_bucket[sel]):
+                local = np.flatnonzero(self._row_bucket[sel] == b)
+                stored = self._row_stored[sel[local]]
+                lo, hi = int(stored.min()), int(stored.max()) + 1
+                slots = (stored - lo) * self.groups + self._row_slot[sel[local]]
+                parts.append(_PromptPart(self._buckets[int(b)], lo, hi, torch.as_tensor(local, device=dev),
+                                         torch.as_tensor(slots, device=dev)))
+            self._chunks.append(parts)
+        self._order_t = torch.as_tensor(self._order, dtype=torch.long, device=dev)
+
+    def _step_shared(self, tokens: torch.Tensor) -> torch.Tensor:
+        if self.generated >= self.capacity_new:
+            raise RuntimeError(f"internal: more than {self.capacity_new} tokens fed to a RowBatch.")
+        dev, R = self.runner.device, self.step_rows
+        n_phys = len(self._chunks) * R
+        first_k = self._buckets[0].keys
+        if self._suffix is None:
+            shape = lambda x: (n_phys, x.shape[1], self.capacity_new, x.shape[3])  # noqa: E731
+            self._suffix = ([k.new_zeros(shape(k)) for k in first_k],
+                            [v.new_zeros(shape(v)) for v in self._buckets[0].values])
+        sk, sv = self._suffix
+        ids = torch.zeros(n_phys, dtype=torch.long, device=dev)
+        pos = torch.zeros(n_phys, dtype=torch.long, device=dev)
+        ids[: self.rows] = tokens[self._order_t]
+        pos[: self.rows] = self.next_pos[self._order_t]
+        total = max(b.width for b in self._buckets) + self.generated + 1
+        out = None
+        for c, parts in enumerate(self._chunks):
+            s = slice(c * R, (c + 1) * R)
+            cache = _buffer_cache([_BufferLayer(self.capacity_new, k[s], v[s], self.generated) for k, v in zip(sk, sv)])
+            ctx = SharedPromptContext(parts, self.groups, total_length=total)
+            logits = self.runner.forward(ids[s, None], None, pos[s, None], cache, dpsynrag_ctx=ctx)
+            out = logits.new_empty((self.rows, logits.shape[-1])) if out is None else out
+            real = min(R, self.rows - c * R)
+            out[self._order_t[c * R : c * R + real]] = logits[:real]
+        self.generated += 1
+        self.next_pos = self.next_pos + 1
+        return out.float()
+
+    # -- fast and generic engines: tiles --------------------------------------------------------
+
+    def _tiles_of(self, prompts, src) -> list[tuple[int, list[int]]]:
+        """Rows grouped by bucket width, in tiles of at most ``step_rows`` rows: ``(width, rows)``."""
+        by_width: dict[int, list[int]] = {}
+        for r in sorted(range(self.rows), key=lambda r: (src[r], r)):
+            by_width.setdefault(bucket_width(len(prompts[src[r]])), []).append(r)
+        R = self.step_rows
+        return [(w, by_width[w][i : i + R]) for w in sorted(by_width) for i in range(0, len(by_width[w]), R)]
+
+    def _plan_tiles(self, prompts, src):
+        """Fast engine: per-row buffers ``[step_rows, kv_heads, width + max_new_tokens, dim]`` per
+        tile; returns the function that copies a prefilled prompt into the slots of its rows."""
+        dev, R = self.runner.device, self.step_rows
+        self._tiles: list[_Tile] = []
+        self._where: list[tuple[int, int]] = [(0, 0)] * self.rows
+        slots_of: list[list[tuple[int, int]]] = [[] for _ in prompts]
+        for t, (w, rows) in enumerate(self._tiles_of(prompts, src)):
+            slot_row = np.full(R, -1, dtype=np.int64)
+            pos = torch.zeros(R, dtype=torch.long, device=dev)
+            for j, r in enumerate(rows):
+                slot_row[j] = r
+                self._where[r] = (t, j)
+                slots_of[src[r]].append((t, j))
+                pos[j] = len(prompts[src[r]])
+            mask = torch.zeros((R, w + self.capacity_new), dtype=torch.long, device=dev)
+            self._tiles.append(_Tile(w, slot_row, mask, pos, w))
+
+        def copy_kv(p: int, kv) -> None:
+            n = len(prompts[p])
+            for t, j in slots_of[p]:
+                tile = self._tiles[t]
+                if tile.buffers is None:
+                    cap = tile.width + self.capacity_new
+                    tile.buffers = ([k.new_zeros((R, k.shape[1], cap, k.shape[3])) for k, _ in kv],
+                                    [v.new_zeros((R, v.shape[1], cap, v.shape[3])) for _, v in kv])
+                for layer, (k, v) in enumerate(kv):
+                    tile.buffers[0][layer][j, :, tile.width - n : tile.width] = k[0]
+                    tile.buffers[1][layer][j, :, tile.width - n : tile.width] = v[0]
+                tile.mask[j, tile.width - n : tile.width] = 1
+
+        return copy_kv
+
+    def _init_generic(self, prompts, src) -> None:
+        """Generic engine: each tile prefilled as one ``[step_rows, width]`` forward into a
+        ``DynamicCache`` (left padding; a dummy slot holds one token)."""
+        dev, R = self.runner.device, self.step_rows
+        self._tiles = []
+        self._where = [(0, 0)] * self.rows
+        first = None
+        for t, (w, rows) in enumerate(self._tiles_of(prompts, src)):
+            ids = torch.zeros((R, w), dtype=torch.long)
+            mask = torch.zeros((R, w), dtype=torch.long)
+            pos = torch.zeros((R, w), dtype=torch.long)
+            mask[:, -1] = 1
+            slot_row = np.full(R, -1, dtype=np.int64)
+            for j, r in enumerate(rows):
+                p = prompts[src[r]]
+                ids[j, w - len(p) :] = torch.as_tensor(p)
+                mask[j, w - len(p) :] = 1
+                pos[j, w - len(p) :] = torch.arange(len(p))
+                slot_row[j] = r
+                self._where[r] = (t, j)
+            cache = DynamicCache(config=self.runner.model.config)
+            with _row_independent_sdpa(dev):
+                logits = self.runner.forward(ids.to(dev), mask.to(dev), pos.to(dev), cache)
+            first = logits.new_empty((self.rows, logits.shape[-1])) if first is None else first
+            first[torch.as_tensor(rows, device=dev)] = logits[: len(rows)]
+            self._tiles.append(_Tile(w, slot_row, mask.to(dev), pos[:, -1].to(dev) + 1, w, cache=cache))
+        self.first_logits = first.float()
+
+    def _step_tiles(self, tokens: torch.Tensor) -> torch.Tensor:
+        if self.mode == "fast" and self.generated >= self.capacity_new:
+            raise RuntimeError(f"internal: more than {self.capacity_new} tokens fed to a RowBatch.")
+        dev, R = self.runner.device, self.step_rows
+        out = None
+        for tile in self._tiles:
+            live = np.flatnonzero(tile.slot_row >= 0)
+            live_t = torch.as_tensor(live, device=dev)
+            rows_t = torch.as_tensor(tile.slot_row[live], device=dev)
+            ids = torch.zeros((R, 1), dtype=torch.long, device=dev)
+            ids[live_t, 0] = tokens[rows_t]
+            if tile.cache is None:  # fast: preallocated buffers
+                tile.mask[:, tile.length] = 1
+                mask = tile.mask[:, : tile.length + 1]
+                cap = tile.width + self.capacity_new
+                cache = _buffer_cache([_BufferLayer(cap, k, v, tile.length) for k, v in zip(*tile.buffers)])
+            else:
+                tile.mask = torch.cat([tile.mask, tile.mask.new_ones((R, 1))], dim=1)
+                mask, cache = tile.mask, tile.cache
+            with _row_independent_sdpa(dev):
+                logits = self.runner.forward(ids, mask, tile.pos[:, None], cache)
+            tile.length += 1
+            tile.pos = tile.pos + 1
+            out = logits.new_empty((self.rows, logits.shape[-1])) if out is None else out
+            out[rows_t] = logits.index_select(0, live_t)
+        self.generated += 1
+        return out.float()
 
     # -- decoding -------------------------------------------------------------------------------
 
     def step(self, tokens: torch.Tensor) -> torch.Tensor:
         """Feed one token per row; returns the next-token logits ``[rows, model_vocab]`` (float32)."""
-        dev = self.runner.device
-        ids = tokens.to(device=dev, dtype=torch.long).reshape(-1, 1)
+        tokens = tokens.to(device=self.runner.device, dtype=torch.long).reshape(-1)
         if self.mode == "shared":
-            return self._step_shared(ids)
-        if self.mode == "fast":
-            self.mask[:, self.length] = 1
-            mask = self.mask[:, : self.length + 1]
-            cache = self._fast_cache()
-        else:
-            self.mask = torch.cat([self.mask, self.mask.new_ones((self.rows, 1))], dim=1)
-            mask = self.mask
-            cache = self._cache
-        logits = self.runner.forward(ids, mask, self.next_pos[:, None], cache)
-        self.length += 1
-        self.next_pos = self.next_pos + 1
-        return logits.float()
-
-    def _step_shared(self, ids: torch.Tensor) -> torch.Tensor:
-        if self.generated >= self.capacity_new:
-            raise RuntimeError(f"internal: more than {self.capacity_new} tokens fed to a RowBatch.")
-        if self._suffix is None:
-            shape = lambda x: (self.rows, x.shape[1], self.capacity_new, x.shape[3])  # noqa: E731
-            self._suffix = ([k.new_empty(shape(k)) for k in self.prompt_k], [v.new_empty(shape(v)) for v in self.prompt_v])
-        sk, sv = self._suffix
-        cache = _buffer_cache([_BufferLayer(self.capacity_new, k, v, self.generated) for k, v in zip(sk, sv)])
-        ctx = SharedPromptContext(
-            self.prompt_k, self.prompt_v, self.padding, self.flat, self.groups,
-            total_length=int(self.prompt_k[0].shape[2]) + self.generated + 1,
-        )
-        logits = self.runner.forward(ids, None, self.next_pos[:, None], cache, dpsynrag_ctx=ctx)
-        self.generated += 1
-        self.next_pos = self.next_pos + 1
-        return logits.float()
+            return self._step_shared(tokens)
+        return self._step_tiles(tokens)
 
     def keep(self, rows: torch.Tensor) -> None:
         """Keep only ``rows`` (LongTensor of row indices, in the new order); the others are dropped."""
-        dev = self.runner.device
-        rows = rows.to(dev)
+        idx = rows.cpu().numpy().astype(np.int64).reshape(-1)
         if self.mode == "shared":
+            physical = np.empty(self.rows, dtype=np.int64)
+            physical[self._order] = np.arange(self.rows)
+            self._row_bucket, self._row_stored, self._row_slot = (
+                self._row_bucket[idx], self._row_stored[idx], self._row_slot[idx])
+            self.next_pos = self.next_pos.index_select(0, torch.as_tensor(idx, device=self.runner.device))
+            self.rows = len(idx)
+            self._layout()
             if self._suffix is not None:
+                src = np.zeros(len(self._chunks) * self.step_rows, dtype=np.int64)
+                src[: self.rows] = physical[idx][self._order]
+                src_t = torch.as_tensor(src, device=self.runner.device)
                 sk, sv = self._suffix
-                self._suffix = ([k.index_select(0, rows) for k in sk], [v.index_select(0, rows) for v in sv])
-            self.row_prompt = self.row_prompt.index_select(0, rows.cpu())
-            self.next_pos = self.next_pos.index_select(0, rows)
-            self.rows = int(rows.numel())
-            self._group_rows()
+                self._suffix = ([k.index_select(0, src_t) for k in sk], [v.index_select(0, src_t) for v in sv])
             return
-        if self.mode == "fast":
-            row_k, row_v = self._buffers
-            self._buffers = ([k.index_select(0, rows) for k in row_k], [v.index_select(0, rows) for v in row_v])
-        else:
-            for layer in self._cache.layers:
-                if getattr(layer, "is_initialized", False):
-                    layer.batch_select_indices(rows)
-        self.mask = self.mask.index_select(0, rows)
-        self.next_pos = self.next_pos.index_select(0, rows)
-        self.rows = int(rows.numel())
+        where = [self._where[int(r)] for r in idx]
+        for tile in self._tiles:
+            tile.slot_row[:] = -1
+        for r, (t, j) in enumerate(where):
+            self._tiles[t].slot_row[j] = r
+        alive = [t for t, tile in enumerate(self._tiles) if (tile.slot_row >= 0).any()]
+        renumber = {t: i for i, t in enumerate(alive)}
+        self._tiles = [self._tiles[t] for t in alive]
+        self._where = [(renumber[t], j) for t, j in where]
+        self.rows = len(idx)

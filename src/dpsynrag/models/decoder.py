@@ -9,17 +9,20 @@ For a cluster S_r of member prompts and a shared suffix y (empty at first), each
 where l_d(y) are the next-token logits of the model on d's prompt followed by y, restricted to the
 tokenizer's vocabulary (padding columns of the output layer are sliced off before clipping — a
 data-independent mask), and clip_c is :func:`~dpsynrag.privacy.mechanisms.clip_logits`. Sampling and
-charging go through :func:`~dpsynrag.privacy.mechanisms.sample_private_tokens`.
+charging go through :func:`~dpsynrag.privacy.mechanisms.sample_private_tokens`. That is the
+``"paper"`` decoding; ``"public-prior"`` and ``"invisibleink"`` change how z is formed, at the same
+per-token cost (:mod:`dpsynrag.models.decoding`, whose loop this decoder runs).
 
 Each cluster pays exactly T tokens: a cluster whose text ended at EOS is still charged (and its
 draws discarded) until step T, and an empty cluster samples from z = 0 (uniform over the real
 vocabulary, or the public term) without any model call. Neither a cluster's size nor its finishing
 time changes what is charged.
 
-Speed (the build's bottleneck): clusters are batched together up to a memory budget; the prompt
-prefix shared by all members (chat template + instruction) is computed once; a document that sits in
-several clusters of a batch is prefilled once and its keys/values copied to each cluster's row; one
-forward pass per step serves every row of the batch (:mod:`dpsynrag.models._engine`).
+Speed (the build's bottleneck): clusters are batched together up to a memory budget; the public
+prompt prefix (chat template + instruction, ``prompt_prefix``) is computed once; a document that sits
+in several clusters of a batch is prefilled once and its keys/values shared by its rows; a decode
+step runs forwards of a fixed number of rows (:mod:`dpsynrag.models._engine`). Batching never changes
+a member's logits: the engine is batch-invariant.
 """
 
 from __future__ import annotations
@@ -32,9 +35,9 @@ import torch
 
 from dpsynrag.errors import ConfigError, DataError
 from dpsynrag.models._engine import RowBatch
+from dpsynrag.models.decoding import PrivateSelector, RowLayout, decode, make_private_selector
 from dpsynrag.models.lm import LanguageModel
 from dpsynrag.privacy.accountant import ZCDPAccountant
-from dpsynrag.privacy.mechanisms import clip_logits, sample_private_tokens
 from dpsynrag.rng import RandomSource
 
 def _progress_bar(total: int, enabled: bool, desc: str):
@@ -45,10 +48,6 @@ def _progress_bar(total: int, enabled: bool, desc: str):
     except ImportError:  # pragma: no cover
         return None
     return tqdm(total=total, desc=desc)
-
-
-# Rows clipped together: bounds the float32 temporaries of clip_logits to ~CLIP_ROWS x vocab x 4 B each.
-_CLIP_ROWS = 64
 
 
 def _check_finite_positive(name: str, value) -> float:
@@ -66,12 +65,21 @@ class PrivatePredictionDecoder:
         temperature: τ > 0; tokens are drawn from softmax(z / τ).
         max_new_tokens: T >= 1, the tokens charged (and at most generated) per cluster.
         random: randomness of the token draws (a :class:`~dpsynrag.rng.SecureRandom` for release).
-        public_prompt: optional rendered prompt with no private document; its log-softmax
-            next-token scores, weighted by ``public_weight``, are added to z. Data-independent:
-            costs nothing.
-        public_weight: ω >= 0 (default 0: no public term; the public prompt is then not run).
+        public_prompt: rendered prompt with no private document, continued by the same suffix as the
+            members (data-independent: costs nothing). "paper" adds ω times its log-softmax scores
+            to z when ω > 0; "public-prior" and "invisibleink" need it.
+        public_weight: ω >= 0 of "paper" (default 0: no public term; the public prompt is then not
+            run) or ω > 0 of "public-prior" (default 1).
+        decoding: the variant, "paper" (default), "public-prior" or "invisibleink"
+            (:func:`~dpsynrag.models.decoding.make_private_selector`).
+        public_scale: λ >= 0 of "invisibleink" (default 1).
+        top_k, top_k_margin: the top-k⁺ candidate set of "invisibleink" (default: none).
         memory_budget_gb: about how much memory (GB) the keys/values and logits of one batch of
             clusters may take. A cluster bigger than the budget runs alone, whole.
+        prompt_prefix: token ids of the *public* part the member prompts start with (template and
+            instruction, :meth:`~dpsynrag.models.lm.LanguageModel.public_prefix`), computed once and
+            reused; None: none. Each member's logits are a function of its own prompt and the suffix
+            alone, whatever shares its batch (:mod:`dpsynrag.models._engine`).
 
     Raises:
         ConfigError: on a bad parameter (name, rule and value in the message).
@@ -86,8 +94,13 @@ class PrivatePredictionDecoder:
         max_new_tokens: int,
         random: RandomSource,
         public_prompt: str | None = None,
-        public_weight: float = 0.0,
+        public_weight: float | None = None,
+        decoding: str = "paper",
+        public_scale: float = 1.0,
+        top_k: int | None = None,
+        top_k_margin: float = 0.0,
         memory_budget_gb: float = 2.0,
+        prompt_prefix: Sequence[int] | None = None,
     ):
         if not isinstance(lm, LanguageModel):
             raise ConfigError(f"`lm` must be a dpsynrag LanguageModel. Found {type(lm).__name__}.")
@@ -100,17 +113,22 @@ class PrivatePredictionDecoder:
         if not isinstance(random, RandomSource):
             raise ConfigError(f"`random` must be a dpsynrag.rng.RandomSource. Found {type(random).__name__}.")
         self.random = random
-        if isinstance(public_weight, bool) or not isinstance(public_weight, (int, float, np.floating)) or not (
-            0.0 <= public_weight < math.inf
-        ):
-            raise ConfigError(f"`public_weight` (ω) must be a finite number >= 0. Found {public_weight!r}.")
-        self.public_weight = float(public_weight)
+        self._selector_args = dict(
+            decoding=decoding, public_weight=public_weight, public_scale=public_scale, top_k=top_k,
+            top_k_margin=top_k_margin,
+        )
+        self.selector = self._selector(())  # validates the variant's parameters
+        self.decoding = self.selector.name
         if public_prompt is not None and (not isinstance(public_prompt, str) or not public_prompt):
             raise ConfigError(f"`public_prompt` must be a non-empty rendered prompt or None. Found {public_prompt!r}.")
-        if self.public_weight > 0 and public_prompt is None:
-            raise ConfigError(f"`public_weight` is {public_weight} but no `public_prompt` was given.")
-        self.public_prompt = public_prompt if self.public_weight > 0 else None
+        if self.selector.uses_public and public_prompt is None:
+            raise ConfigError(
+                f"the {self.decoding!r} decoding (`public_weight` {public_weight}) needs a public prompt, but no "
+                "`public_prompt` was given."
+            )
+        self.public_prompt = public_prompt if self.selector.uses_public else None
         self.memory_budget_gb = _check_finite_positive("memory_budget_gb", memory_budget_gb)
+        self.prompt_prefix = [int(t) for t in prompt_prefix] if prompt_prefix else None
 
     # -- public API --------------------------------------------------------------------------------
 
@@ -176,8 +194,9 @@ class PrivatePredictionDecoder:
     ) -> torch.Tensor:
         """The aggregated scores z of each cluster after a given shared suffix — **not private**.
 
-        z_r = Σ_{d ∈ cluster r} clip_c(l_d(suffix)) + ω · log_softmax(l_pub(suffix)); the next token
-        of :meth:`generate` is drawn from softmax(z / τ). For tests and diagnostics only: z is raw
+        z_r of the decoding variant (:meth:`~dpsynrag.models.decoding.PrivateSelector.scores`; for
+        "paper": Σ_{d ∈ cluster r} clip_c(l_d(suffix)) + ω · log_softmax(l_pub(suffix))); the next
+        token of :meth:`generate` is drawn from softmax(z / τ). For tests and diagnostics only: z is raw
         private data, nothing is charged and nothing may be released from it.
 
         Args:
@@ -194,11 +213,12 @@ class PrivatePredictionDecoder:
         if not rows[0]:
             return z
         row_prompt, row_cluster, row_public = rows
-        batch = RowBatch(self.lm.runner, *self._distinct(prompts, row_prompt), max_new_tokens=len(suffix))
+        batch = RowBatch(self.lm.runner, *self._distinct(prompts, row_prompt), max_new_tokens=len(suffix),
+                         public_prefix=self.prompt_prefix)
         logits = batch.first_logits
         for tok in suffix:
             logits = batch.step(torch.full((len(row_prompt),), tok, dtype=torch.long))
-        return self._aggregate(logits, torch.as_tensor(row_cluster), torch.as_tensor(row_public), len(clusters))
+        return self.selector.scores(logits, RowLayout.build(row_cluster, row_public, len(clusters)))
 
     # -- internals ---------------------------------------------------------------------------------
 
@@ -218,7 +238,8 @@ class PrivatePredictionDecoder:
             m = []
             for j, p in enumerate(cluster):
                 if not isinstance(p, str) or not p:
-                    raise DataError(f"clusters[{r}][{j}] must be a non-empty rendered prompt. Found {p!r:.60}.")
+                    found = "an empty string" if isinstance(p, str) else type(p).__name__  # never the prompt's text
+                    raise DataError(f"clusters[{r}][{j}] must be a non-empty rendered prompt. Found {found}.")
                 if p not in index:
                     index[p] = len(texts)
                     texts.append(p)
@@ -292,70 +313,20 @@ class PrivatePredictionDecoder:
             batches.append(cur)
         return batches
 
-    def _aggregate(self, logits: torch.Tensor, row_cluster: torch.Tensor, row_public: torch.Tensor,
-                   n_clusters: int) -> torch.Tensor:
-        """z ``[n_clusters, vocab]`` (float32, CPU) from row logits ``[rows, model_vocab]``."""
-        vocab = self.lm.vocab_size
-        z = torch.zeros((n_clusters, vocab), dtype=torch.float32, device=logits.device)
-        real = logits[:, :vocab]  # data-independent mask: padding columns of the output layer
-        private = torch.nonzero(~row_public).flatten().to(logits.device)
-        for i in range(0, private.numel(), _CLIP_ROWS):
-            idx = private[i : i + _CLIP_ROWS]
-            z.index_add_(0, row_cluster.to(logits.device)[idx], clip_logits(real.index_select(0, idx), self.clip))
-        public = torch.nonzero(row_public).flatten().to(logits.device)
-        if public.numel():
-            scores = torch.log_softmax(real.index_select(0, public).float(), dim=-1) * self.public_weight
-            z.index_add_(0, row_cluster.to(logits.device)[public], scores)
-        return z.cpu()
+    def _selector(self, accountants: Sequence[ZCDPAccountant]) -> PrivateSelector:
+        return make_private_selector(
+            vocab_size=self.lm.vocab_size, clip=self.clip, temperature=self.temperature, random=self.random,
+            accountants=accountants, **self._selector_args,
+        )
 
     def _decode_batch(self, prompts, members, accountants, bar=None) -> list[list[int]]:
-        n = len(members)
         T = self.max_new_tokens
-        eos = set(self.lm.eos_token_ids)
-        out: list[list[int]] = [[] for _ in range(n)]
-        finished = [False] * n
         row_prompt, row_cluster, row_public = self._rows(members)
         batch = None
         if row_prompt:
             used, src = self._distinct(prompts, row_prompt)
-            batch = RowBatch(self.lm.runner, used, src, max_new_tokens=T - 1)
-            logits = batch.first_logits
-            rc = torch.as_tensor(row_cluster)
-            rp = torch.as_tensor(row_public)
-        for step in range(T):
-            if batch is not None:
-                z = self._aggregate(logits, rc, rp, n)
-            else:
-                z = torch.zeros((n, self.lm.vocab_size), dtype=torch.float32)
-            for c in range(n):
-                if finished[c]:
-                    z[c].zero_()  # a finished text: charged, draw discarded
-            tokens = sample_private_tokens(
-                z, clip=self.clip, temperature=self.temperature, accountants=accountants, random=self.random
-            )
-            if bar is not None:
-                bar.update(1)
-            newly = False
-            for c in range(n):
-                if finished[c]:
-                    continue
-                t = int(tokens[c])
-                if t in eos:
-                    finished[c] = True
-                    newly = True
-                else:
-                    out[c].append(t)
-            if step == T - 1 or batch is None:
-                continue
-            if newly:  # drop the rows of clusters whose text ended
-                keep = [i for i, c in enumerate(rc.tolist()) if not finished[c]]
-                if not keep:
-                    batch = None
-                    continue
-                if len(keep) < batch.rows:
-                    keep_t = torch.as_tensor(keep, dtype=torch.long)
-                    rc, rp = rc[keep_t], rp[keep_t]
-                    batch.keep(keep_t)
-            row_tokens = torch.as_tensor(tokens, dtype=torch.long)[rc]
-            logits = batch.step(row_tokens)
-        return out
+            batch = RowBatch(self.lm.runner, used, src, max_new_tokens=T - 1, public_prefix=self.prompt_prefix)
+        return decode(
+            batch, RowLayout.build(row_cluster, row_public, len(members)), self._selector(accountants),
+            steps=T, eos=self.lm.eos_token_ids, on_step=None if bar is None else (lambda: bar.update(1)),
+        )

@@ -92,12 +92,45 @@ class Embedder:
             ) from exc
         return cls(model, name=name)
 
-    def encode(self, texts: Sequence[str], *, batch_size: int = 64, progress: bool = False) -> np.ndarray:
+    @property
+    def max_tokens(self) -> int | None:
+        """The most tokens the model reads of one text (sentence-transformers' ``max_seq_length``, special
+        tokens included); the model silently reads only the beginning of a longer text. None: no limit."""
+        limit = getattr(self.model, "max_seq_length", None)
+        return int(limit) if limit else None
+
+    def count_truncated(self, texts: Sequence[str]) -> int:
+        """How many of ``texts`` are longer than :attr:`max_tokens` (so :meth:`encode` embeds only their
+        beginning). A count, never which: builds record it only in the owner-only audit file.
+
+        Raises:
+            DataError: ``texts`` is a single string or holds a non-string.
+        """
+        if isinstance(texts, (str, bytes)):
+            raise DataError("`texts` must be a sequence of strings, not one string.")
+        texts = list(texts)
+        for i, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise DataError(f"texts[{i}] must be a string. Found {type(t).__name__}.")
+        limit = self.max_tokens
+        if limit is None or not texts:
+            return 0
+        ids = self.model.tokenizer(texts, add_special_tokens=True, truncation=False, verbose=False)["input_ids"]
+        return sum(len(row) > limit for row in ids)
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 1, progress: bool = False) -> np.ndarray:
         """Embed texts.
+
+        With the default ``batch_size=1`` each text runs through the model alone, unpadded, so its
+        embedding is a function of that text only, bit for bit, whatever else is encoded with it
+        (the privacy proofs need that of a private document's embedding; tested in
+        tests/test_batch_invariance.py). A larger batch is faster, but sentence-transformers pads a
+        batch to its longest text, and padding changes the floating-point rounding of the others:
+        use it only for public texts.
 
         Args:
             texts: the texts (any number, including 0).
-            batch_size: texts per forward pass (>= 1).
+            batch_size: texts per forward pass (>= 1; 1, the default, for private texts).
             progress: show a progress bar.
 
         Returns:

@@ -24,7 +24,8 @@ import torch
 
 from dpsynrag.errors import ConfigError, DataError, ModelLoadError
 from dpsynrag.models import _defaults
-from dpsynrag.models._engine import ModelRunner, RowBatch
+from dpsynrag.models._engine import ModelRunner, RowBatch, default_step_rows
+from dpsynrag.models.decoding import GreedySelector, RowLayout, decode
 
 logger = logging.getLogger(__name__)
 
@@ -294,6 +295,33 @@ class LanguageModel:
         """Token ids of a rendered prompt (special tokens added only for models without a chat template)."""
         return list(self.tokenizer(text, add_special_tokens=self._add_special_tokens)["input_ids"])
 
+    def public_prefix(self, user: str, *, system: str | None = None, placeholder: str = "{document}") -> list[int]:
+        """Token ids that every prompt rendered from a public template starts with, up to the private part.
+
+        The template (``user`` and optional ``system`` message, one of them holding ``placeholder``
+        where the private text goes) is rendered with :meth:`chat_prompt` and a sentinel in place of
+        the placeholder; the text before the sentinel is tokenized and its last token dropped (the
+        private text's first token may merge with it). The engine reuses the keys/values of these ids
+        only for prompts that start with exactly them (:class:`~dpsynrag.models._engine.RowBatch`),
+        so a mismatch costs speed, never correctness.
+
+        Args:
+            user, system: the public template of the prompts (e.g. ``REPHRASE_PROMPT``).
+            placeholder: the marker of the private text in the template.
+
+        Returns:
+            The ids (possibly empty: no placeholder, or nothing before it).
+        """
+        sentinel = "\u241edpsynrag-private-text\u241e"
+        if placeholder in user:
+            rendered = self.chat_prompt(user.replace(placeholder, sentinel), system=system)
+        elif system is not None and placeholder in system:
+            rendered = self.chat_prompt(user, system=system.replace(placeholder, sentinel))
+        else:
+            return []
+        cut = rendered.find(sentinel)
+        return self.encode(rendered[:cut])[:-1] if cut > 0 else []
+
     def truncate(self, text: str, max_tokens: int) -> str:
         """``text`` cut to at most ``max_tokens`` tokens (no special tokens counted).
 
@@ -350,12 +378,14 @@ class LanguageModel:
         batch_size: int | None = None,
         progress: bool = False,
         stop_strings: Sequence[str] | None = None,
+        public_prefix: Sequence[int] | None = None,
     ) -> list[str]:
         """Greedy continuations of rendered prompts (keyword extraction, self-filtering, answering).
 
-        Prompts are sorted by length and run in batches (identical prompts computed once), with the
-        shared prefix computed once, left padding, explicit masks and a KV cache. A row stops at an
-        EOS token, at ``max_new_tokens``, or once its text contains a stop string.
+        Prompts are sorted by length and run in batches (identical prompts computed once) on the
+        batch-invariant engine (:mod:`dpsynrag.models._engine`): each prompt's output is a function
+        of that prompt alone (and public constants), whatever else shares its batch. A row stops at
+        an EOS token, at ``max_new_tokens``, or once its text contains a stop string.
 
         Args:
             prompts: rendered prompts (see :meth:`chat_prompt`).
@@ -363,6 +393,8 @@ class LanguageModel:
             batch_size: prompts per batch; None picks one from a ~1 GB cache budget (at most 64).
             progress: show a progress bar over batches.
             stop_strings: texts that end a row; the output is cut before the first one.
+            public_prefix: token ids of a public prefix of the prompts (:meth:`public_prefix`),
+                computed once and reused by the prompts that start with it; None: no reuse.
 
         Returns:
             The new text of each prompt (special tokens removed), in the order of ``prompts``.
@@ -381,42 +413,34 @@ class LanguageModel:
         if batch_size is None:
             longest = max(len(e) for e in encoded) + max_new_tokens
             batch_size = int(max(1, min(64, (1 << 30) // max(1, longest * self.kv_bytes_per_token()))))
+            step_rows = None  # the engine's public default (batch_size above depends on the prompts)
+        else:
+            step_rows = min(batch_size, default_step_rows(self.device))  # public: given by the caller
         order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
         results: list[str] = [""] * len(encoded)
         batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
         for batch in _progress(batches, progress, "greedy"):
-            for i, text in zip(batch, self._greedy_batch([encoded[i] for i in batch], max_new_tokens, stops)):
+            texts = self._greedy_batch([encoded[i] for i in batch], max_new_tokens, stops,
+                                       public_prefix=public_prefix, step_rows=step_rows)
+            for i, text in zip(batch, texts):
                 results[i] = text
         return results
 
-    def _greedy_batch(self, prompts: list[list[int]], max_new: int, stops: list[str]) -> list[str]:
+    def _greedy_batch(self, prompts: list[list[int]], max_new: int, stops: list[str], *,
+                      public_prefix: Sequence[int] | None = None, step_rows: int | None = None) -> list[str]:
         distinct: dict[tuple[int, ...], int] = {}
         src = [distinct.setdefault(tuple(p), len(distinct)) for p in prompts]
         uniq = list(distinct)
-        rows = RowBatch(self.runner, uniq, list(range(len(uniq))), max_new_tokens=max_new)
-        generated: list[list[int]] = [[] for _ in uniq]
-        alive = list(range(len(uniq)))  # row -> distinct prompt
-        logits = rows.first_logits
-        eos = set(self.eos_token_ids)
-        for step in range(max_new):
-            nxt = logits[:, : self.vocab_size].argmax(dim=-1).tolist()
-            keep = []
-            for r, tok in enumerate(nxt):
-                u = alive[r]
-                if tok in eos:
-                    continue
-                generated[u].append(tok)
-                if stops and any(s in self.tokenizer.decode(generated[u][-64:], skip_special_tokens=True)
-                                 for s in stops):
-                    continue
-                keep.append(r)
-            if step == max_new - 1 or not keep:
-                break
-            if len(keep) < len(alive):
-                rows.keep(torch.as_tensor(keep))
-                alive = [alive[r] for r in keep]
-                nxt = [nxt[r] for r in keep]
-            logits = rows.step(torch.as_tensor(nxt))
+        rows = RowBatch(self.runner, uniq, list(range(len(uniq))), max_new_tokens=max_new,
+                        public_prefix=public_prefix, step_rows=step_rows, rows_per_group=1)
+
+        def stop(_, tokens: list[int]) -> bool:
+            return any(s in self.tokenizer.decode(tokens[-64:], skip_special_tokens=True) for s in stops)
+
+        generated = decode(
+            rows, RowLayout.one_row_per_group(len(uniq)), GreedySelector(self.vocab_size), steps=max_new,
+            eos=self.eos_token_ids, stop=stop if stops else None,
+        )
         texts = []
         for g in generated:
             t = self.tokenizer.decode(g, skip_special_tokens=True)
@@ -427,8 +451,9 @@ class LanguageModel:
             texts.append(t)
         return [texts[s] for s in src]
 
-    def next_token_logits(self, prompts: Sequence[str]) -> torch.Tensor:
-        """Next-token logits after each rendered prompt, real vocabulary only.
+    def next_token_logits(self, prompts: Sequence[str], *, public_prefix: Sequence[int] | None = None) -> torch.Tensor:
+        """Next-token logits after each rendered prompt, real vocabulary only; each prompt computed
+        alone (batch-invariant), after ``public_prefix`` (:meth:`public_prefix`) when it starts with it.
 
         Returns:
             FloatTensor ``[n_prompts, vocab_size]``, float32, on CPU.
@@ -443,7 +468,7 @@ class LanguageModel:
         step = 64
         for i in range(0, len(uniq), step):
             part = uniq[i : i + step]
-            rows = RowBatch(self.runner, part, list(range(len(part))), max_new_tokens=0)
+            rows = RowBatch(self.runner, part, list(range(len(part))), max_new_tokens=0, public_prefix=public_prefix)
             out.append(rows.first_logits[:, : self.vocab_size].cpu())
         logits = torch.cat(out, dim=0)
         return logits.index_select(0, torch.as_tensor(src))

@@ -12,10 +12,16 @@ Order of operations, and what each one releases:
    mechanism threshold, then private prediction of T tokens (released text).
 6. Self-filtering, indexing (post-processing of the released texts).
 
-The output folder holds only released values (keywords with their noisy counts, texts) and public
-parameters, plus an input fingerprint kept for the data owner's audit trail (see the manifest note).
-It is written to a temporary folder and renamed into place at the end, so a failed build leaves no
-folder that looks complete.
+The output folder holds only released values (keywords with their noisy counts, integers, and texts)
+and public parameters. Data-dependent numbers that are not DP — the input fingerprint, the stage wall
+times, and how many documents were cut to ``max_document_tokens`` or by the embedder — go only to the
+owner-only ``DIR.owner.json`` beside it (:func:`dpsynrag.corpus.owner_audit_path`).
+
+The privacy report is the plan fixed before any data is read (:meth:`BuildConfig.plan`): R clusters,
+whatever number of keywords the histogram releases.
+
+The folder is written to a temporary folder and renamed into place at the end, so a failed build
+leaves no folder that looks complete.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dpsynrag import __version__
-from dpsynrag.corpus import CorpusWriter, SyntheticCorpus
+from dpsynrag.corpus import CorpusWriter, SyntheticCorpus, content_warning
 from dpsynrag.data.io import Document, as_documents
 from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_fingerprint, vocabulary_source
 from dpsynrag.errors import ConfigError, DataError
@@ -71,6 +77,42 @@ def self_filter(lm, texts: Sequence[str], filter_prompt: str, *, progress: bool 
     yes = np.logaddexp(lp[:, 0], lp[:, 1])
     no = np.logaddexp(lp[:, 2], lp[:, 3])
     return [bool(y > n) and bool(t.strip()) for y, n, t in zip(yes, no, texts)]
+
+
+def resolve_public_prompt(config: BuildConfig) -> str | None:
+    """The public prompt of the decoding (plain text, no private document; rendered later with the
+    model's chat template), or None when the variant runs none.
+
+    ``config.public_prompt`` when given; else, when the variant needs one (``"public-prior"``,
+    ``"invisibleink"``, or ``"paper"`` with ``public_weight`` > 0), the rephrase instruction with an
+    empty document — public, so it costs nothing.
+    """
+    if not config.uses_public_prompt:
+        return None
+    return config.public_prompt or REPHRASE_PROMPT.format(document="")
+
+
+def truncation_stages(
+    max_document_tokens: int, documents_cut: int, embedder=None, embedded_texts: Sequence[str] = ()
+) -> list[dict]:
+    """Where the private documents were cut, and how many were (never which), for
+    :meth:`~dpsynrag.corpus.CorpusWriter.finish_build`: the limits go to the manifest, the counts
+    (data-dependent, not DP) only to the owner-only ``DIR.owner.json``.
+
+    Args:
+        max_document_tokens: the language-model cut (``lm.truncate``); ``documents_cut`` documents were
+            longer.
+        embedder: when private texts were embedded: its cut (``max_tokens``) and count
+            (``count_truncated(embedded_texts)``); ``None`` in both for an embedder that reports neither.
+        embedded_texts: the private texts given to the embedder.
+    """
+    stages = [{"stage": "language model (max_document_tokens)", "max_tokens": max_document_tokens,
+               "documents_cut": int(documents_cut)}]
+    if embedder is not None:
+        count = getattr(embedder, "count_truncated", None)
+        stages.append({"stage": "embedder (max_seq_length)", "max_tokens": getattr(embedder, "max_tokens", None),
+                       "documents_cut": None if count is None else int(count(list(embedded_texts)))})
+    return stages
 
 
 def _resolve_filter_prompt(config: BuildConfig) -> str | None:
@@ -124,7 +166,8 @@ def build_corpus(
         progress: show progress bars.
 
     Returns:
-        The :class:`~dpsynrag.corpus.SyntheticCorpus`.
+        The :class:`~dpsynrag.corpus.SyntheticCorpus`. When it keeps no or few texts its
+        :attr:`~dpsynrag.corpus.SyntheticCorpus.content_warning` says so (also logged to build.log).
 
     Raises:
         InfeasibleBudgetError: the target (ε, δ) cannot pay for the parameters (nothing run).
@@ -135,6 +178,8 @@ def build_corpus(
     writer = CorpusWriter(out_dir, overwrite=overwrite)
     cal = config.calibrate()  # raises before anything is loaded if the budget cannot pay
     filter_prompt = _resolve_filter_prompt(config)
+    # public; before any model is loaded, so an unusable vocabulary_size / language stops the build early
+    vocabulary = None if config.open_vocabulary else public_vocabulary(config.vocabulary_size, config.language)
     documents = as_documents(documents, text_field=text_field, id_field=id_field)
 
     random = make_random(config.seed)
@@ -157,9 +202,11 @@ def build_corpus(
 
         t = time.time()
         texts = [lm.truncate(d.text, config.max_document_tokens) for d in documents]
-        extractor = make_extractor(config.extractor, lm=lm, K=config.K, batch_size=config.batch_size)
+        cut = sum(t != d.text for t, d in zip(texts, documents))  # owner-only count (never which, never logged)
+        extractor = make_extractor(
+            config.extractor, lm=lm, K=config.K, batch_size=config.batch_size, language=config.language
+        )
         raw = extractor.extract(texts, progress=progress)
-        vocabulary = None if config.open_vocabulary else public_vocabulary(config.vocabulary_size)
         vocab_set = None if vocabulary is None else frozenset(vocabulary)
         doc_keywords = [cap_keywords(r, max_keywords=config.K, vocabulary=vocab_set) for r in raw]
         timings["keywords_s"] = time.time() - t
@@ -189,15 +236,22 @@ def build_corpus(
         W = [w for w, _ in keywords]
         log.info("stage 1a: histogram released %d keywords", len(W))
 
-        clusters = soft_cluster(doc_keywords, W, L=config.L, texts=texts if config.match_text else None)
-        parallel = accountant.open_parallel(cal.branch_plan(), num_branches=len(W), max_branches_per_unit=config.L)
+        clusters = soft_cluster(
+            doc_keywords, W, L=config.L, texts=texts if config.match_text else None, rule=config.clustering,
+            language=config.language,
+        )
+        parallel = accountant.open_parallel(
+            cal.branch_plan(), num_branches=len(W), max_branches_per_unit=config.L_effective
+        )
         branches = [parallel.branch(r) for r in range(len(W))]
 
         t = time.time()
         if config.outlier_removal:
             in_any = sorted({i for c in clusters for i in c})
             position = {i: n for n, i in enumerate(in_any)}
-            emb = embedder.encode([texts[i] for i in in_any], progress=progress) if in_any else None
+            embedded = [texts[i] for i in in_any]
+            emb = embedder.encode(embedded, progress=progress) if in_any else None
+            truncation = truncation_stages(config.max_document_tokens, cut, embedder, embedded)
             kept_members: list[list[int]] = []
             for r, members in enumerate(clusters):
                 e = emb[[position[i] for i in members]] if members else np.zeros((0, embedder.dim), np.float32)
@@ -210,6 +264,7 @@ def build_corpus(
                 kept_members.append([i for i, s in zip(members, scores) if s > theta])
         else:
             kept_members = clusters
+            truncation = truncation_stages(config.max_document_tokens, cut)
         timings["outlier_removal_s"] = time.time() - t
         log.info("stage 1c: outlier removal done")
 
@@ -221,16 +276,23 @@ def build_corpus(
             for i in members:
                 if i not in prompt_of:
                     prompt_of[i] = lm.chat_prompt(REPHRASE_PROMPT.format(document=texts[i]))
+        public_prompt = resolve_public_prompt(config)
         decoder = PrivatePredictionDecoder(
             lm,
             clip=cal.clip,
             temperature=cal.temperature,
             max_new_tokens=cal.T,
             random=sampling,
-            public_prompt=lm.chat_prompt(config.public_prompt) if config.public_prompt else None,
+            public_prompt=lm.chat_prompt(public_prompt) if public_prompt else None,
             public_weight=config.public_weight,
+            decoding=config.decoding,
+            public_scale=config.invisibleink_lambda,
+            top_k=config.invisibleink_top_k,
+            top_k_margin=config.invisibleink_margin,
             memory_budget_gb=config.memory_budget_gb,
+            prompt_prefix=lm.public_prefix(REPHRASE_PROMPT),  # the public part only: template + instruction
         )
+        decoding = {**decoder.selector.describe(), "public_prompt": public_prompt if decoder.public_prompt else None}
         synthetic = decoder.generate(
             [[prompt_of[i] for i in members] for members in kept_members], branches, progress=progress
         )
@@ -242,6 +304,9 @@ def build_corpus(
         kept = self_filter(lm, synthetic, filter_prompt, progress=progress) if filter_prompt else [bool(s.strip()) for s in synthetic]
         timings["self_filter_s"] = time.time() - t
         log.info("stage 2e: self-filter kept %d of %d texts", sum(kept), len(kept))
+        empty = content_warning(sum(kept), len(kept))  # post-processing of the released texts
+        if empty:
+            log.warning(empty)
 
         records = [
             {"id": r, "keyword": w, "noisy_count": c, "text": y, "kept": k}
@@ -250,7 +315,8 @@ def build_corpus(
         report = PrivacyReport.from_accountant(
             accountant,
             delta=config.delta,
-            parameters=cal.to_dict(),
+            plan=config.plan(cal),  # the guarantee: fixed before any data was read (R clusters, not len(W))
+            parameters={**cal.to_dict(), "decoding": decoding},
             secure_randomness=random.is_secure,
             notes=[] if random.is_secure else ["seeded randomness: reproducible output, NOT FOR RELEASE"],
         )
@@ -259,6 +325,9 @@ def build_corpus(
             documents=documents, secure=random.is_secure, timings=timings, t_start=t_start,
             vocabulary=None
             if vocabulary is None
-            else {"source": vocabulary_source(), "size": len(vocabulary), "sha256": vocabulary_fingerprint(vocabulary)},
+            else {"source": vocabulary_source(config.language), "size": len(vocabulary),
+                  "sha256": vocabulary_fingerprint(vocabulary)},
             filter_prompt=filter_prompt,
+            decoding=decoding,
+            truncation=truncation,
         )

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from dpsynrag.privacy.calibration import CalibratedBudget, calibrate, make_split
+from dpsynrag.privacy.events import ComposedEvent
 
 
 class BuildConfig(BaseModel):
@@ -16,12 +17,26 @@ class BuildConfig(BaseModel):
     three overrides share the budget; ``conversion`` chooses the ρ → ε conversion used to calibrate.
 
     Stage 1 (§1): ``K`` keywords per document; ``R`` keywords released (clusters); ``L`` clusters per
-    document; ``k`` the target cluster size after outlier removal; ``open_vocabulary`` switches from
+    document; ``k`` >= 1 the target cluster size after outlier removal (the exponential mechanism's
+    target: 0 would keep no document); ``open_vocabulary`` switches from
     the public word list (``vocabulary_size`` words) to the thresholded sparse histogram, whose δ term
-    is ``open_vocabulary_delta`` (default δ/10); ``match_text`` matches keywords against the text.
+    is ``open_vocabulary_delta`` (default δ/10); ``match_text`` matches keywords against the text;
+    ``clustering`` is the membership rule (:func:`dpsynrag.pipeline.clustering.soft_cluster`):
+    ``"paper"`` walks the released keywords least frequent first, ``"primary"`` puts a document in the
+    clusters of its own first L released keywords (in the extractor's order of importance).
+    ``language`` (a wordfreq code, default "en") is the documents' language: it sets the keyword
+    tokenisation, stop words, public word frequencies and public vocabulary
+    (:mod:`dpsynrag.pipeline.keywords`, :mod:`dpsynrag.data.vocabulary`).
 
-    Stage 2 (§2): ``T`` tokens per text, ``temperature`` τ, optional public prompt (plain text, rendered
-    with the model's chat template; it holds no private data) with weight ω = ``public_weight``.
+    Stage 2 (§2): ``T`` tokens per text, ``temperature`` τ; ``decoding`` the private-prediction variant
+    (:mod:`dpsynrag.models.decoding`): ``"paper"`` (Σ clipped member logits, + ω · public
+    log-probabilities when ``public_weight`` ω > 0, default 0), ``"public-prior"`` (+ ω · public
+    log-probabilities, ω default 1) or ``"invisibleink"`` (λ = ``invisibleink_lambda`` · public
+    log-probabilities + Σ member differences to them clipped to [−c, c]; optional top-k⁺ candidate set of
+    ``invisibleink_top_k`` tokens plus those within ``invisibleink_margin`` nats of the k-th, from the
+    public logits). All cost (c/τ)²/2 zCDP per token. ``public_prompt`` is plain text rendered with the
+    model's chat template (no private data); when the variant needs one and none is given, it is the
+    rephrase instruction with an empty document.
     Self-filtering uses ``filter_prompt`` (a template with ``{document}``) when ``self_filter``.
     """
 
@@ -32,7 +47,7 @@ class BuildConfig(BaseModel):
     K: int = Field(10, ge=1)
     R: int = Field(500, ge=1)
     L: int = Field(5, ge=1)
-    k: int = Field(80, ge=0)
+    k: int = Field(80, ge=1)
     T: int = Field(70, ge=1)
     temperature: float = Field(1.0, gt=0)
     conversion: Literal["bun-steinke", "cks"] = "bun-steinke"
@@ -45,7 +60,9 @@ class BuildConfig(BaseModel):
     open_vocabulary_delta: Optional[float] = Field(None, gt=0, lt=1)
     vocabulary_size: int = Field(50_000, ge=100)
     match_text: bool = False
+    clustering: Literal["paper", "primary"] = "paper"
     extractor: Literal["llm", "rarity"] = "llm"
+    language: str = "en"
     self_filter: bool = True
     filter_prompt: Optional[str] = None
     task: Optional[str] = None
@@ -53,10 +70,21 @@ class BuildConfig(BaseModel):
     embedder: Optional[str] = None
     max_document_tokens: int = Field(256, ge=8)
     public_prompt: Optional[str] = None
-    public_weight: float = Field(0.0, ge=0)
+    public_weight: Optional[float] = Field(None, ge=0)
+    decoding: Literal["paper", "public-prior", "invisibleink"] = "paper"
+    invisibleink_lambda: float = Field(1.0, ge=0)
+    invisibleink_top_k: Optional[int] = Field(None, ge=1)
+    invisibleink_margin: float = Field(0.0, ge=0)
     seed: Optional[int] = Field(None, ge=0)
     batch_size: Optional[int] = Field(None, ge=1)
     memory_budget_gb: float = Field(2.0, gt=0)
+
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, value: str) -> str:
+        from dpsynrag.pipeline.keywords import check_language
+
+        return check_language(value)
 
     @model_validator(mode="after")
     def _consistent(self) -> "BuildConfig":
@@ -68,9 +96,31 @@ class BuildConfig(BaseModel):
             )
         if self.filter_prompt is not None and "{document}" not in self.filter_prompt:
             raise ValueError("`filter_prompt` must contain the placeholder {document}.")
-        if self.public_weight > 0 and not self.public_prompt:
-            raise ValueError("`public_weight` > 0 needs a `public_prompt`.")
+        if self.clustering == "primary" and self.match_text:
+            raise ValueError(
+                "`clustering` 'primary' ranks a document's extracted keywords; it cannot be combined with "
+                "`match_text` (--match-text)."
+            )
+        if self.decoding != "invisibleink" and (
+            self.invisibleink_lambda != 1.0 or self.invisibleink_top_k is not None or self.invisibleink_margin != 0.0
+        ):
+            raise ValueError(
+                "`invisibleink_lambda`, `invisibleink_top_k` and `invisibleink_margin` apply only to "
+                f"`decoding` 'invisibleink' (--decoding invisibleink). Found decoding {self.decoding!r}."
+            )
+        if self.invisibleink_margin != 0.0 and self.invisibleink_top_k is None:
+            raise ValueError("`invisibleink_margin` widens the top-k+ set: it needs `invisibleink_top_k`.")
+        if self.decoding == "invisibleink" and self.public_weight:
+            raise ValueError("`public_weight` does not apply to `decoding` 'invisibleink'; its weight is `invisibleink_lambda`.")
+        if self.decoding == "public-prior" and self.public_weight == 0:
+            raise ValueError("`public_weight` of `decoding` 'public-prior' must be > 0 (use 'paper' for none).")
         return self
+
+    @property
+    def uses_public_prompt(self) -> bool:
+        """Whether the decoding variant runs a public prompt (the invisibleink and public-prior ones, or
+        the paper's with ``public_weight`` > 0)."""
+        return self.decoding != "paper" or bool(self.public_weight)
 
     @property
     def hist_delta(self) -> float | None:
@@ -81,10 +131,15 @@ class BuildConfig(BaseModel):
 
     @property
     def L_effective(self) -> int:
-        """min(L, R): a document can join at most R clusters when only R exist, so the overlapping
-        parallel composition charges at most min(L, R) branches and the calibration spends the budget
-        over that many."""
-        return min(self.L, self.R)
+        """The most clusters one document can join: min(L, R), and min(L, R, K) when membership comes
+        from the document's extracted keywords (not ``match_text``): a document holds at most K
+        keywords after the cap, so it can join at most K clusters whatever L is.
+
+        The overlapping parallel composition charges at most this many branches per document, and the
+        calibration spends the budget over that many (spending it over L would under-use it).
+        """
+        bound = min(self.L, self.R)
+        return bound if self.match_text else min(bound, self.K)
 
     def calibrate(self) -> CalibratedBudget:
         """The calibrated noise scales and clip for this configuration (with L = :attr:`L_effective`).
@@ -111,3 +166,18 @@ class BuildConfig(BaseModel):
             conversion=self.conversion,
             open_vocabulary_delta=self.hist_delta,
         )
+
+    def plan(self, calibrated: CalibratedBudget | None = None) -> ComposedEvent:
+        """The build's privacy plan, fixed before any data is read: the keyword histogram, then ``R``
+        clusters paid by overlapping parallel composition (min(:attr:`L_effective`, R) × one cluster's
+        plan). Its ε at ``delta`` is the build's guarantee whatever the histogram releases (fewer than R
+        keywords spend less, but that spend depends on the data); ``dpsynrag budget`` prints this plan.
+
+        Args:
+            calibrated: ``self.calibrate()`` when already computed.
+
+        Raises:
+            InfeasibleBudgetError: as :meth:`calibrate`.
+        """
+        cal = calibrated if calibrated is not None else self.calibrate()
+        return cal.plan(num_clusters=self.R, vocabulary_size=None if self.open_vocabulary else self.vocabulary_size)

@@ -7,17 +7,27 @@ in-vocabulary words (:func:`dpsynrag.privacy.mechanisms.cap_keywords`), whatever
 
 * :class:`LLMKeywordExtractor` — the paper's: the language model is asked for K single words (greedy).
 * :class:`RarityKeywordExtractor` — a fast per-document statistical extractor: words ranked by their
-  count in the document, then by rarity in public English usage (wordfreq's Zipf frequency, public
-  data). For CPU runs where LLM extraction is too slow.
+  count in the document, then by rarity in public usage of the document's language (wordfreq's Zipf
+  frequency, public data). For CPU runs where LLM extraction is too slow.
+
+Words, in any language (:func:`text_words`, :func:`candidate_words`): the text is split by
+``wordfreq.tokenize(text, language)`` — Unicode word boundaries (UAX #29) for languages written with
+spaces, MeCab (ipadic) segmentation for Japanese and Korean, jieba for Chinese — and case-folded, the
+same tokenisation as the public frequency lists; tokens are then split at digits. A candidate keyword is
+a token of letters only (Unicode categories L and M: "handflächen", "головную", "صداع", "頭痛"; no
+digits, apostrophes or hyphens) with at least :func:`min_word_length` characters (3; 2 for Chinese,
+Japanese and Korean, where one character is a morpheme) that is not a stop word (:func:`stop_words`).
+The soft clustering's text matching (``match_text``) uses the same :func:`text_words`.
 """
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
+
+import regex
 
 from dpsynrag.errors import ConfigError
 
@@ -26,27 +36,85 @@ KEYWORD_PROMPT = (
     "content.\nDocument: {document}"
 )
 
-# A word: letters, with inner apostrophes or hyphens ("don't", "covid-19" gives "covid").
-WORD_PATTERN = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]")
+DEFAULT_LANGUAGE = "en"
+STOP_WORDS_TOP_N = 300
+"""Stop words of a language other than English: its this many most frequent words in wordfreq's list."""
+
+_SHORT_WORD_LANGUAGES = frozenset({"ja", "ko", "zh"})
+_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
+_DIGITS = regex.compile(r"\d+")
 
 
 @lru_cache(maxsize=1)
-def stop_words() -> frozenset[str]:
-    """English stop words (scikit-learn's ENGLISH_STOP_WORDS; public)."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+def languages() -> frozenset[str]:
+    """The language codes with public word frequencies (``wordfreq.available_languages("best")``)."""
+    import wordfreq
 
-    return frozenset(ENGLISH_STOP_WORDS)
+    return frozenset(wordfreq.available_languages(wordlist="best"))
 
 
-def candidate_words(text: str) -> list[str]:
-    """Lower-cased alphabetic words of ``text`` (length >= 3, not stop words), in order of appearance."""
-    stops = stop_words()
-    out = []
-    for match in WORD_PATTERN.finditer(text):
-        word = match.group(0).lower().strip("'-")
-        if len(word) >= 3 and word not in stops and word.isalpha():
-            out.append(word)
-    return out
+def check_language(language: str) -> str:
+    """``language`` when it is a code of :func:`languages` (e.g. "en", "de", "ru", "ar", "ja", "zh").
+
+    Raises:
+        ConfigError: another value (the message names ``--language`` and lists the codes).
+    """
+    if not isinstance(language, str) or language not in languages():
+        raise ConfigError(
+            f"`language` (--language) must be a language code with public word frequencies: "
+            f"{', '.join(sorted(languages()))}. Found {language!r}."
+        )
+    return language
+
+
+def min_word_length(language: str = DEFAULT_LANGUAGE) -> int:
+    """Shortest candidate keyword in characters: 2 for Chinese, Japanese and Korean, else 3."""
+    return 2 if language in _SHORT_WORD_LANGUAGES else 3
+
+
+def text_words(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """The word tokens of ``text``, case-folded, in order: ``wordfreq.tokenize(text, language)``, each
+    token split at its digits (UAX #29 keeps "Zorblasteron5" or "covid19" in one word; the letters
+    around the digits are words of their own).
+
+    Raises:
+        ConfigError: an unknown ``language`` (:func:`check_language`).
+    """
+    import wordfreq
+
+    return [part for token in wordfreq.tokenize(text, check_language(language)) for part in _DIGITS.split(token) if part]
+
+
+@lru_cache(maxsize=64)
+def stop_words(language: str = DEFAULT_LANGUAGE) -> frozenset[str]:
+    """Stop words of ``language`` (public lists).
+
+    English: scikit-learn's ENGLISH_STOP_WORDS (318 words). Other languages (scikit-learn has no list
+    for them): the :data:`STOP_WORDS_TOP_N` most frequent words of ``wordfreq.top_n_list(language,
+    wordlist="best")`` — function words and the most common generic words of the language.
+    """
+    if language == "en":
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        return frozenset(ENGLISH_STOP_WORDS)
+    import wordfreq
+
+    return frozenset(wordfreq.top_n_list(check_language(language), STOP_WORDS_TOP_N, wordlist="best"))
+
+
+def is_candidate(word: str, language: str = DEFAULT_LANGUAGE) -> bool:
+    """True for a token of letters only, at least :func:`min_word_length` long, not a stop word."""
+    return (
+        len(word) >= min_word_length(language)
+        and _LETTERS.fullmatch(word) is not None
+        and word not in stop_words(language)
+    )
+
+
+def candidate_words(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """Candidate keywords of ``text`` in order of appearance: the :func:`text_words` that pass
+    :func:`is_candidate` (letters only, long enough, not stop words)."""
+    return [w for w in text_words(text, language) if is_candidate(w, language)]
 
 
 class KeywordExtractor(ABC):
@@ -67,13 +135,16 @@ class LLMKeywordExtractor(KeywordExtractor):
         K: the number of words asked for (the cap is enforced later in any case).
         batch_size: prompts per generation batch (None: the model's default).
         max_new_tokens: generation length (default 6·K tokens, room for K words and separators).
+        language: the documents' language (:func:`check_language`); the answer is split into words with it.
     """
 
     name = "llm"
 
-    def __init__(self, lm, *, K: int, batch_size: int | None = None, max_new_tokens: int | None = None):
+    def __init__(self, lm, *, K: int, batch_size: int | None = None, max_new_tokens: int | None = None,
+                 language: str = DEFAULT_LANGUAGE):
         if isinstance(K, bool) or not isinstance(K, int) or K < 1:
             raise ConfigError(f"`K` must be an integer >= 1. Found {K!r}.")
+        self.language = check_language(language)
         self.lm = lm
         self.K = K
         self.batch_size = batch_size
@@ -81,44 +152,54 @@ class LLMKeywordExtractor(KeywordExtractor):
 
     def extract(self, documents, *, progress=False):
         prompts = [self.lm.chat_prompt(KEYWORD_PROMPT.format(K=self.K, document=d)) for d in documents]
+        # Only the public part of the prompt (template + instruction) is shared; the engine computes
+        # each document's answer as a function of that document alone, whatever shares its batch.
+        prefix = self.lm.public_prefix(KEYWORD_PROMPT.format(K=self.K, document="{document}"))
         answers = self.lm.generate_greedy(
-            prompts, max_new_tokens=self.max_new_tokens, batch_size=self.batch_size, progress=progress
+            prompts, max_new_tokens=self.max_new_tokens, batch_size=self.batch_size, progress=progress,
+            public_prefix=prefix,
         )
-        return [candidate_words(answer) for answer in answers]
+        return [candidate_words(answer, self.language) for answer in answers]
 
 
 class RarityKeywordExtractor(KeywordExtractor):
-    """Words of the document ranked by in-document count, then by public rarity (wordfreq Zipf).
+    """Words of the document ranked by in-document count, then by public rarity (wordfreq Zipf
+    frequency in ``language``).
 
     Ties are broken by first appearance. Uses only the document and public word frequencies.
     """
 
     name = "rarity"
 
+    def __init__(self, language: str = DEFAULT_LANGUAGE):
+        self.language = check_language(language)
+
     def extract(self, documents, *, progress=False):
         from wordfreq import zipf_frequency
 
         out = []
         for doc in documents:
-            words = candidate_words(doc)
+            words = candidate_words(doc, self.language)
             counts = Counter(words)
             first = {}
             for i, w in enumerate(words):
                 first.setdefault(w, i)
-            out.append(sorted(counts, key=lambda w: (-counts[w], zipf_frequency(w, "en"), first[w])))
+            out.append(sorted(counts, key=lambda w: (-counts[w], zipf_frequency(w, self.language), first[w])))
         return out
 
 
-def make_extractor(kind: str, *, lm=None, K: int = 10, batch_size: int | None = None) -> KeywordExtractor:
-    """An extractor by name: "llm" (needs ``lm``) or "rarity".
+def make_extractor(
+    kind: str, *, lm=None, K: int = 10, batch_size: int | None = None, language: str = DEFAULT_LANGUAGE
+) -> KeywordExtractor:
+    """An extractor by name: "llm" (needs ``lm``) or "rarity", for documents in ``language``.
 
     Raises:
-        ConfigError: on an unknown name, or "llm" without a model.
+        ConfigError: on an unknown name or language, or "llm" without a model.
     """
     if kind == "llm":
         if lm is None:
             raise ConfigError("the 'llm' keyword extractor needs a language model.")
-        return LLMKeywordExtractor(lm, K=K, batch_size=batch_size)
+        return LLMKeywordExtractor(lm, K=K, batch_size=batch_size, language=language)
     if kind == "rarity":
-        return RarityKeywordExtractor()
+        return RarityKeywordExtractor(language)
     raise ConfigError(f"`extractor` must be 'llm' or 'rarity'. Found {kind!r}.")

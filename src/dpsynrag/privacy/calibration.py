@@ -24,13 +24,14 @@ from dpsynrag.errors import ConfigError, InfeasibleBudgetError
 from dpsynrag.privacy.conversions import CONVERSIONS, Conversion, epsilon_from_rho, rho_from_epsilon
 from dpsynrag.privacy.events import (
     ComposedEvent,
+    DiscreteGaussianEvent,
     ExponentialMechanismEvent,
     GaussianEvent,
     OverlappingParallelEvent,
     PrivacyEvent,
     PrivatePredictionTokenEvent,
     SelfComposedEvent,
-    SparseGaussianHistogramEvent,
+    SparseDiscreteGaussianHistogramEvent,
 )
 from dpsynrag.privacy.mechanisms import sparse_histogram_threshold
 
@@ -179,15 +180,15 @@ class CalibratedBudget:
         return em + self.rho_embed + self.T * self.rho_token
 
     def histogram_event(self, vocabulary_size: int | None = None) -> PrivacyEvent:
-        """The keyword-histogram event (Gaussian on a public vocabulary, or the sparse histogram)."""
+        """The keyword-histogram event (discrete Gaussian on a public vocabulary, or the sparse histogram)."""
         if self.hist_threshold is not None:
-            return SparseGaussianHistogramEvent(
+            return SparseDiscreteGaussianHistogramEvent(
                 name="keyword histogram (open vocabulary)",
                 max_contributions=self.K,
                 sigma=self.sigma_hist,
                 threshold=self.hist_threshold,
             )
-        return GaussianEvent(
+        return DiscreteGaussianEvent(
             name="keyword histogram", sensitivity=math.sqrt(self.K), sigma=self.sigma_hist, dimension=vocabulary_size
         )
 

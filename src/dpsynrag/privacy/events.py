@@ -9,12 +9,15 @@ Neighbouring relation: add/remove one privacy unit (one document), METHOD.md §0
 
 Sources:
     Gaussian mechanism in zCDP: Bun & Steinke 2016 (arXiv 1605.02065), Prop. 1.6: rho = Δ²/(2σ²).
+    Discrete Gaussian mechanism (integer-valued f, noise N_Z(0, σ²) per coordinate): Canonne, Kamath &
+        Steinke 2020 (arXiv 2004.00010), Thm. 14: the same rho = Δ²/(2σ²) with Δ the L2 sensitivity.
     Bounded-range exponential mechanism: Cesar & Rogers 2021 (arXiv 2004.07223), Lemma 3.2:
         an ε-BR mechanism is (ε²/8)-zCDP.
     Private prediction token (DP-SynRAG App. B; Grislain 2024): clipped logits in [-c, c] move by at
         most c per coordinate, so softmax(z/τ) is a 2c/τ-BR exponential mechanism: rho = (c/τ)²/2.
-    Thresholded Gaussian sparse histogram: approximate zCDP with rho = K/(2σ²) and
-        delta = K·P[1 + N(0, σ²) > threshold] (METHOD.md §1a; Wilkins et al. 2024, arXiv 2401.14311).
+    Thresholded discrete Gaussian sparse histogram: approximate zCDP with rho = K/(2σ²) and
+        delta = K·P[1 + Z > threshold], Z ~ N_Z(0, σ²) (METHOD.md §1a; Wilkins et al. 2024, arXiv
+        2401.14311, with the discrete Gaussian's own tail: :mod:`dpsynrag.privacy.discrete`).
     Overlapping parallel composition: DP-SynRAG Lemma 6 (after Smith et al. 2022): when each unit is
         in at most L branches and membership depends only on that unit and public data, the parallel
         run costs min(L, n_branches) times the most expensive branch.
@@ -26,9 +29,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from scipy.stats import norm
-
 from dpsynrag.errors import ConfigError
+from dpsynrag.privacy.discrete import discrete_gaussian_tail
 
 
 def _check_positive(name: str, value: float, *, allow_inf: bool = False) -> None:
@@ -105,13 +107,57 @@ class GaussianEvent(PrivacyEvent):
 
 
 @dataclass(frozen=True)
-class SparseGaussianHistogramEvent(PrivacyEvent):
-    """Gaussian sparse histogram with thresholding (open vocabulary).
+class DiscreteGaussianEvent(PrivacyEvent):
+    """Discrete Gaussian mechanism: release f(D) + Z, f integer-valued, Z_j ~ N_Z(0, σ²) independent.
 
-    Each unit contributes at most ``max_contributions`` distinct keys with weight 1. Noise N(0, σ²) is
-    added to observed keys only; keys whose noisy count exceeds ``threshold`` are released.
+    Args:
+        name: what is released, e.g. "keyword histogram".
+        sensitivity: L2 sensitivity Δ of f under add/remove of one unit.
+        sigma: the σ of the discrete Gaussian (counts).
+        dimension: length of the released vector (informational).
 
-    Cost: rho = K/(2σ²) and delta = K · P[1 + N(0, σ²) > threshold].
+    Cost: rho = Δ² / (2σ²) (Canonne, Kamath & Steinke 2020, Thm. 14).
+    """
+
+    name: str
+    sensitivity: float
+    sigma: float
+    dimension: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_positive("sensitivity", self.sensitivity)
+        _check_positive("sigma", self.sigma)
+        if self.dimension is not None:
+            _check_count("dimension", self.dimension)
+
+    @property
+    def rho(self) -> float:
+        return self.sensitivity**2 / (2.0 * self.sigma**2)
+
+    def describe(self):
+        return {
+            "mechanism": "discrete_gaussian",
+            "name": self.name,
+            "l2_sensitivity": self.sensitivity,
+            "sigma": self.sigma,
+            "noise_multiplier": self.sigma / self.sensitivity,
+            "dimension": self.dimension,
+            "rho": self.rho,
+            "delta": 0.0,
+        }
+
+
+@dataclass(frozen=True)
+class SparseDiscreteGaussianHistogramEvent(PrivacyEvent):
+    """Discrete Gaussian sparse histogram with thresholding (open vocabulary).
+
+    Each unit contributes at most ``max_contributions`` distinct keys with weight 1. Noise Z ~ N_Z(0, σ²)
+    is added to the (integer) counts of observed keys only; keys whose noisy count exceeds ``threshold``
+    are released.
+
+    Cost: rho = K/(2σ²) and delta = K · P[1 + Z > threshold] = K · P[Z >= ⌊threshold⌋] (an upper bound
+    from :func:`~dpsynrag.privacy.discrete.discrete_gaussian_tail`): a key that only the added or removed
+    unit holds has count 1 and is released with that probability.
     """
 
     name: str
@@ -122,7 +168,7 @@ class SparseGaussianHistogramEvent(PrivacyEvent):
     def __post_init__(self) -> None:
         _check_count("max_contributions", self.max_contributions)
         _check_positive("sigma", self.sigma)
-        if not isinstance(self.threshold, (int, float)) or not math.isfinite(self.threshold):
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float)) or not math.isfinite(self.threshold):
             raise ConfigError(f"`threshold` must be a finite number. Found {self.threshold!r}.")
 
     @property
@@ -131,11 +177,13 @@ class SparseGaussianHistogramEvent(PrivacyEvent):
 
     @property
     def delta(self) -> float:
-        return min(1.0, self.max_contributions * float(norm.sf((self.threshold - 1.0) / self.sigma)))
+        # 1 + Z > τ  <=>  Z > τ − 1  <=>  Z >= ⌊τ⌋ for integer Z
+        tail = discrete_gaussian_tail(float(self.sigma), math.floor(self.threshold))
+        return min(1.0, math.nextafter(self.max_contributions * tail, math.inf))
 
     def describe(self):
         return {
-            "mechanism": "gaussian_sparse_histogram",
+            "mechanism": "discrete_gaussian_sparse_histogram",
             "name": self.name,
             "l2_sensitivity": math.sqrt(self.max_contributions),
             "max_contributions": self.max_contributions,

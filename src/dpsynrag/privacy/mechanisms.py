@@ -5,6 +5,13 @@ Each mechanism that releases data-dependent output takes an ``accountant`` and c
 Each enforces its own sensitivity bound (keyword cap, unit-norm rows, clipping) instead of trusting
 its caller. Randomness comes from the given :class:`~dpsynrag.rng.RandomSource`.
 
+Noise: integer statistics (the keyword histograms, vote histograms) get **exact discrete Gaussian**
+noise (:meth:`~dpsynrag.rng.RandomSource.discrete_gaussian`; CKS 2020) and are released as integers.
+What remains floating-point: the real-valued Gaussian of :func:`noisy_unit_vector_sum` (a sum of unit
+embeddings is not an integer statistic) and the exponential-mechanism draws of
+:func:`exponential_threshold` and :func:`sample_private_tokens` (see :mod:`dpsynrag.rng`, "Known
+limitation", for what that leaves uncovered).
+
 Neighbouring relation: add/remove one document.
 """
 
@@ -21,10 +28,11 @@ from scipy.stats import norm
 from dpsynrag.errors import ConfigError
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.events import (
+    DiscreteGaussianEvent,
     ExponentialMechanismEvent,
     GaussianEvent,
     PrivatePredictionTokenEvent,
-    SparseGaussianHistogramEvent,
+    SparseDiscreteGaussianHistogramEvent,
 )
 from dpsynrag.rng import RandomSource
 
@@ -84,22 +92,24 @@ def gaussian_histogram(
     random: RandomSource,
     name: str = "keyword histogram",
 ) -> np.ndarray:
-    """Noisy keyword counts over a public vocabulary: h + N(0, σ² I) on **every** entry of V.
+    """Noisy keyword counts over a public vocabulary: h + Z on **every** entry of V, Z_j ~ N_Z(0, σ²)
+    (the exact discrete Gaussian), released as integers.
 
     DP guarantee: each document adds a 0/1 vector with at most K ones (enforced here with
-    :func:`cap_keywords`), so the L2 sensitivity is √K and the release is K/(2σ²)-zCDP
-    (Gaussian mechanism; METHOD.md §1a). Zero counts get noise too, so the support is not revealed.
+    :func:`cap_keywords`), so the L2 sensitivity is √K and the release is K/(2σ²)-zCDP (discrete
+    Gaussian mechanism, CKS 2020 Thm. 14; METHOD.md §1a). Zero counts get noise too, so the support is
+    not revealed.
 
     Args:
         keyword_sets: one iterable of keywords per document.
         vocabulary: the public vocabulary V (distinct strings, lower case).
         max_keywords: K.
         sigma: noise standard deviation σ_h (counts).
-        accountant: charged GaussianEvent(√K, σ) before noise is drawn.
+        accountant: charged DiscreteGaussianEvent(√K, σ) before noise is drawn.
         random: noise source.
 
     Returns:
-        float64 array of shape [|V|]: noisy counts in the order of ``vocabulary``.
+        int64 array of shape [|V|]: noisy counts in the order of ``vocabulary``.
 
     Raises:
         ConfigError: on σ <= 0, K < 1, an empty or duplicated vocabulary.
@@ -110,20 +120,28 @@ def gaussian_histogram(
     index = {w: i for i, w in enumerate(vocabulary)}
     if not index or len(index) != len(vocabulary):
         raise ConfigError(f"`vocabulary` must be non-empty with distinct entries. Found {len(vocabulary)} entries.")
-    counts = np.zeros(len(vocabulary), dtype=np.float64)
+    counts = np.zeros(len(vocabulary), dtype=np.int64)
     for keywords in keyword_sets:
         for w in cap_keywords(keywords, max_keywords=max_keywords, vocabulary=index):
-            counts[index[w]] += 1.0
+            counts[index[w]] += 1
     accountant.compose(
-        GaussianEvent(name=name, sensitivity=math.sqrt(max_keywords), sigma=float(sigma), dimension=len(vocabulary))
+        DiscreteGaussianEvent(
+            name=name, sensitivity=math.sqrt(max_keywords), sigma=float(sigma), dimension=len(vocabulary)
+        )
     )
-    return counts + random.normal(sigma, counts.shape)
+    return counts + random.discrete_gaussian(float(sigma), counts.shape)
 
 
 def sparse_histogram_threshold(*, max_keywords: int, sigma: float, delta: float) -> float:
-    """The release threshold τ of the Gaussian sparse histogram for a δ term ``delta``.
+    """The release threshold τ of the discrete Gaussian sparse histogram for a δ term ``delta``.
 
-    Solves δ = K · P[1 + N(0, σ²) > τ]: τ = 1 + σ · Φ⁻¹(1 − δ/K).
+    The smallest integer τ >= 1 with K · P[Z >= τ] <= δ, Z ~ N_Z(0, σ²) (P[Z >= τ] bounded above by
+    :func:`~dpsynrag.privacy.discrete.discrete_gaussian_tail`). Keys are released when their noisy
+    count exceeds τ, so a count-1 key is released with probability P[1 + Z > τ] = P[Z >= τ]; the δ
+    term of :class:`~dpsynrag.privacy.events.SparseDiscreteGaussianHistogramEvent` at this τ is <= δ.
+
+    Returns:
+        τ as a float (an integer value).
 
     Raises:
         ConfigError: on δ outside (0, 1), σ <= 0 or K < 1.
@@ -132,7 +150,17 @@ def sparse_histogram_threshold(*, max_keywords: int, sigma: float, delta: float)
     _check_max_keywords(max_keywords)
     if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not (0.0 < delta < 1.0):
         raise ConfigError(f"`delta` of the sparse histogram must lie in (0, 1). Found {delta!r}.")
-    return 1.0 + sigma * float(norm.isf(delta / max_keywords))
+
+    def fits(m: int) -> bool:
+        return SparseDiscreteGaussianHistogramEvent("threshold", max_keywords, float(sigma), float(m)).delta <= delta
+
+    # Start near the continuous Gaussian's answer (the tails differ by less than one count), then step.
+    m = max(1, math.floor(sigma * float(norm.isf(min(0.5, delta / max_keywords)))) - 1)
+    while not fits(m):
+        m += 1
+    while m > 1 and fits(m - 1):
+        m -= 1
+    return float(m)
 
 
 def gaussian_sparse_histogram(
@@ -145,16 +173,18 @@ def gaussian_sparse_histogram(
     random: RandomSource,
     name: str = "keyword histogram (open vocabulary)",
 ) -> dict[str, float]:
-    """Thresholded Gaussian sparse histogram over an unknown domain (METHOD.md §1a, open vocabulary).
+    """Thresholded discrete Gaussian sparse histogram over an unknown domain (METHOD.md §1a, open
+    vocabulary).
 
-    Noise N(0, σ²) is added to the count of every observed key; keys whose noisy count exceeds
-    ``threshold`` are released with their noisy count.
+    Noise Z ~ N_Z(0, σ²) (exact discrete Gaussian) is added to the count of every observed key; keys
+    whose noisy count exceeds ``threshold`` are released with their noisy count (an integer).
 
-    DP guarantee: approximate zCDP with rho = K/(2σ²) and delta = K · P[1 + N(0, σ²) > threshold]
-    (a removed document's keys that nobody else has are released with at most that probability).
+    DP guarantee: approximate zCDP with rho = K/(2σ²) and delta = K · P[1 + Z > threshold] (a removed
+    document's keys that nobody else has are released with at most that probability; computed by
+    :class:`~dpsynrag.privacy.events.SparseDiscreteGaussianHistogramEvent`).
 
     Returns:
-        {keyword: noisy count} for the released keys.
+        {keyword: noisy count (int)} for the released keys.
 
     Raises:
         ConfigError: on bad σ, K or threshold.
@@ -166,13 +196,59 @@ def gaussian_sparse_histogram(
     for keywords in keyword_sets:
         counts.update(cap_keywords(keywords, max_keywords=max_keywords, vocabulary=None))
     accountant.compose(
-        SparseGaussianHistogramEvent(
+        SparseDiscreteGaussianHistogramEvent(
             name=name, max_contributions=max_keywords, sigma=float(sigma), threshold=float(threshold)
         )
     )
     keys = sorted(counts)  # fixed order so the noise does not depend on insertion order
-    noisy = np.array([counts[k] for k in keys], dtype=np.float64) + random.normal(sigma, len(keys))
-    return {k: float(v) for k, v in zip(keys, noisy) if v > threshold}
+    noisy = np.array([counts[k] for k in keys], dtype=np.int64) + random.discrete_gaussian(float(sigma), len(keys))
+    return {k: int(v) for k, v in zip(keys, noisy) if v > threshold}
+
+
+def discrete_gaussian_vote_histogram(
+    votes: np.ndarray,
+    *,
+    max_votes: int,
+    sigma: float,
+    accountant: ZCDPAccountant,
+    random: RandomSource,
+    name: str = "vote histogram",
+) -> np.ndarray:
+    """Σ_d votes(d) + Z, Z_j ~ N_Z(0, σ²): a histogram of 0/1 votes with exact discrete Gaussian noise
+    (Aug-PE's nearest-neighbour histogram), released as integers.
+
+    DP guarantee: every row is checked to be a 0/1 vector with at most ``max_votes`` ones, so one
+    document moves the sum by at most √max_votes in L2: rho = max_votes/(2σ²) (discrete Gaussian
+    mechanism, CKS 2020 Thm. 14), charged before the noise is drawn.
+
+    Args:
+        votes: integer (or 0.0/1.0) array [n, N], one row per document; n may be 0.
+        max_votes: the most ones in a row (>= 1).
+        sigma: σ of the noise, in votes.
+
+    Returns:
+        int64 array [N].
+
+    Raises:
+        ConfigError: on a non-2-d input, an entry other than 0 or 1, a row with more than
+            ``max_votes`` ones, or bad σ.
+        PrivacyBudgetExceededError: if the accountant cannot pay (nothing released).
+    """
+    _check_sigma(sigma)
+    if isinstance(max_votes, bool) or not isinstance(max_votes, int) or max_votes < 1:
+        raise ConfigError(f"`max_votes` must be an integer >= 1. Found {max_votes!r}.")
+    v = np.asarray(votes)
+    if v.ndim != 2 or v.shape[1] < 1:
+        raise ConfigError(f"`votes` must have shape [n, N] with N >= 1. Found {v.shape}.")
+    if not np.isin(v, (0, 1)).all():
+        raise ConfigError("`votes` must hold only 0 and 1.")
+    v = v.astype(np.int64)
+    if v.shape[0] and int(v.sum(axis=1).max()) > max_votes:
+        raise ConfigError(f"a row of `votes` has more than max_votes={max_votes} ones.")
+    accountant.compose(
+        DiscreteGaussianEvent(name=name, sensitivity=math.sqrt(max_votes), sigma=float(sigma), dimension=v.shape[1])
+    )
+    return v.sum(axis=0) + random.discrete_gaussian(float(sigma), v.shape[1])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -304,14 +380,49 @@ def clip_logits(logits: torch.Tensor, clip: float) -> torch.Tensor:
     mid = (l_exp.max(dim=1, keepdim=True).values + l_exp.min(dim=1, keepdim=True).values) / 2
     l_cent = l_exp - mid
     norm_inf = l_cent.abs().max(dim=1, keepdim=True).values
-    # The largest float32 not above c: rounding c to float32 must not loosen the bound.
-    c32 = np.float32(clip)
-    if float(c32) > clip:
-        c32 = np.nextafter(c32, np.float32(0))
-    bound = float(c32)
+    bound = _float32_bound(clip)
     scale = torch.clamp(bound / torch.clamp(norm_inf, min=torch.finfo(torch.float32).tiny), max=1.0)
     # The product can exceed the bound by one rounding step; the clamp makes the bound exact.
     return torch.clamp(l_cent * scale, min=-bound, max=bound)
+
+
+def _float32_bound(clip: float) -> float:
+    """The largest float32 not above c: rounding c to float32 must not loosen a bound."""
+    c32 = np.float32(clip)
+    if float(c32) > clip:
+        c32 = np.nextafter(c32, np.float32(0))
+    return float(c32)
+
+
+def clip_logit_differences(private: torch.Tensor, public: torch.Tensor, clip: float) -> torch.Tensor:
+    """InvisibleInk's difference clipping (DClip; Vinod, Pillutla & Thakurta, arXiv 2507.02974, §3):
+    clip(p − q, −c, c) per coordinate, in float32.
+
+    Every output coordinate lies in [−c, c] exactly (c rounded down to float32), so adding one member
+    to a sum of such vectors moves each coordinate by at most c.
+
+    Args:
+        private: FloatTensor [n, vocab], a member's scores (e.g. log-probabilities); finite.
+        public: FloatTensor [n, vocab], the public scores each row is compared with; finite.
+        clip: c > 0.
+
+    Returns:
+        FloatTensor [n, vocab], float32, a new tensor.
+
+    Raises:
+        ConfigError: on c <= 0, shapes that differ or are not 2-d, or a non-finite score.
+    """
+    if isinstance(clip, bool) or not isinstance(clip, (int, float)) or not (clip > 0) or math.isinf(clip):
+        raise ConfigError(f"`clip` must be a finite number > 0. Found {clip!r}.")
+    if private.ndim != 2 or private.shape != public.shape:
+        raise ConfigError(
+            f"`private` and `public` must both have shape [n, vocab]. Found {tuple(private.shape)} and {tuple(public.shape)}."
+        )
+    p, q = private.to(torch.float32), public.to(torch.float32)
+    if not (torch.isfinite(p).all() and torch.isfinite(q).all()):
+        raise ConfigError("the scores of difference clipping must be finite.")
+    bound = _float32_bound(clip)
+    return torch.clamp(p - q, min=-bound, max=bound)
 
 
 def sample_private_tokens(
@@ -325,8 +436,9 @@ def sample_private_tokens(
 ) -> np.ndarray:
     """Sample one token per row from softmax(z / τ) — the exponential mechanism of private prediction.
 
-    ``z`` must be a sum of :func:`clip_logits` outputs with the same ``clip`` (plus any data-independent
-    public term). Each row is charged PrivatePredictionTokenEvent(c, τ): rho = (c/τ)²/2, before sampling.
+    ``z`` must be a sum of :func:`clip_logits` or :func:`clip_logit_differences` outputs with the same
+    ``clip`` (plus any data-independent public term, and ``-inf`` outside a data-independent candidate
+    set). Each row is charged PrivatePredictionTokenEvent(c, τ): rho = (c/τ)²/2, before sampling.
     A zero row (an empty cluster) samples uniformly.
 
     Args:

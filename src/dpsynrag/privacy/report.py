@@ -1,7 +1,14 @@
 """The privacy report: what was spent where, and the resulting (ε, δ) guarantee.
 
-Built from an accountant's ledger; serialisable to JSON (for manifests and auditors) and printable
-as a table. ε is given under both conversions (Bun–Steinke, as the paper, and the tight CKS one).
+Built from the run's **plan** — the composition fixed before any data is read — and checked against
+the accountant's ledger; serialisable to JSON (for manifests and auditors) and printable as a table. ε
+is given under both conversions (Bun–Steinke, as the paper, and the tight CKS one).
+
+The guarantee is the plan, never the realised spend: when a run spends less than planned because of a
+DP output (e.g. the open-vocabulary histogram releases fewer keywords than L, so fewer clusters are
+paid for), that smaller spend depends on the private data, and claiming it would overstate the
+protection (the guarantee of a privacy filter is its budget fixed in advance). It is shown only under
+``realised_spend``, labelled "realised spend (not the guarantee)".
 """
 
 from __future__ import annotations
@@ -12,9 +19,14 @@ from typing import Any
 
 from rich.table import Table
 
+from dpsynrag.errors import ConfigError
 from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.privacy.events import ComposedEvent, PrivacyEvent
 
 NEIGHBOURING_RELATION = "add/remove one document (privacy unit = one document)"
+REALISED_LABEL = "realised spend (not the guarantee)"
+# Relative slack when checking that a ledger fits its plan (sums of the same terms in another order).
+_PLAN_RTOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -22,14 +34,17 @@ class PrivacyReport:
     """A JSON-ready account of a run's privacy.
 
     Attributes:
-        rho_total: zCDP spent (nats), sum over the ledger.
-        delta_terms: approximate-zCDP δ terms spent by mechanisms (e.g. the open-vocabulary histogram).
+        rho_total: zCDP of the guarantee (nats): the plan's.
+        delta_terms: approximate-zCDP δ terms of the plan (e.g. the open-vocabulary histogram).
         delta: the total δ of the guarantee (δ terms included).
         epsilon: ε at ``delta`` with the Bun–Steinke conversion (the paper's).
         epsilon_tight: ε at ``delta`` with the Canonne–Kamath–Steinke conversion (smaller, also valid).
-        mechanisms: the ledger, one nested description per composed event.
+        mechanisms: the plan, one nested description per composed event.
         parameters: calibrated parameters (σ's, ε_θ, c, ...), when the run was calibrated.
         secure_randomness: whether noise came from the OS's secure generator (False: seeded, not for release).
+        realised_spend: only when the run spent less than its plan: ``label`` (:data:`REALISED_LABEL`),
+            ``rho``, ``delta_terms``, ``epsilon``, ``epsilon_tight`` and ``mechanisms`` of the ledger.
+            Data-dependent: not the guarantee.
     """
 
     rho_total: float
@@ -43,6 +58,7 @@ class PrivacyReport:
     parameters: dict[str, Any] | None = None
     secure_randomness: bool | None = None
     notes: list[str] = field(default_factory=list)
+    realised_spend: dict[str, Any] | None = None
 
     @classmethod
     def from_accountant(
@@ -50,22 +66,55 @@ class PrivacyReport:
         accountant: ZCDPAccountant,
         *,
         delta: float,
+        plan: PrivacyEvent | None = None,
         parameters: dict[str, Any] | None = None,
         secure_randomness: bool | None = None,
         notes: list[str] | None = None,
     ) -> "PrivacyReport":
-        """Report everything ``accountant`` composed, as an (ε, ``delta``)-DP guarantee.
+        """The (ε, ``delta``)-DP guarantee of a run: its ``plan``, checked against ``accountant``'s ledger.
+
+        Args:
+            accountant: what the run spent.
+            delta: the total δ of the guarantee.
+            plan: the composition fixed before any data was read (e.g.
+                :meth:`~dpsynrag.privacy.calibration.CalibratedBudget.plan` with the configured R). None:
+                the ledger itself is the plan (for runs whose every event is fixed in advance, such as m
+                DP-RAG queries). A :class:`~dpsynrag.privacy.events.ComposedEvent` is listed event by event.
 
         Raises:
-            ConfigError: if ``delta`` is outside (0, 1) or not above the δ terms spent.
+            ConfigError: if ``delta`` is outside (0, 1) or not above the plan's δ terms, or if the ledger
+                spent more than the plan (rho or δ terms; an internal error).
         """
+        if plan is None:
+            planned, realised = accountant, None
+        else:
+            planned = ZCDPAccountant(name="plan").compose(plan)
+            over_rho = accountant.rho > planned.rho * (1 + _PLAN_RTOL)
+            if over_rho or accountant.delta > planned.delta * (1 + _PLAN_RTOL):
+                raise ConfigError(
+                    f"internal error: the run spent rho={accountant.rho:.6g}, delta terms={accountant.delta:.3g}, "
+                    f"more than its plan `{plan.name}` (rho={planned.rho:.6g}, delta terms={planned.delta:.3g})."
+                )
+            realised = None
+            if accountant.rho < planned.rho * (1 - _PLAN_RTOL) or accountant.delta < planned.delta * (1 - _PLAN_RTOL):
+                realised = {
+                    "label": REALISED_LABEL,
+                    "rho": accountant.rho,
+                    "delta_terms": accountant.delta,
+                    "epsilon": accountant.epsilon(delta, conversion="bun-steinke"),
+                    "epsilon_tight": accountant.epsilon(delta, conversion="cks"),
+                    "mechanisms": [entry.event.describe() for entry in accountant.ledger],
+                }
+        events = [entry.event for entry in planned.ledger]
+        if plan is not None and isinstance(plan, ComposedEvent):
+            events = list(plan.events)
         return cls(
-            rho_total=accountant.rho,
-            delta_terms=accountant.delta,
+            rho_total=planned.rho,
+            delta_terms=planned.delta,
             delta=delta,
-            epsilon=accountant.epsilon(delta, conversion="bun-steinke"),
-            epsilon_tight=accountant.epsilon(delta, conversion="cks"),
-            mechanisms=[entry.event.describe() for entry in accountant.ledger],
+            epsilon=planned.epsilon(delta, conversion="bun-steinke"),
+            epsilon_tight=planned.epsilon(delta, conversion="cks"),
+            mechanisms=[event.describe() for event in events],
             composition=(
                 "zCDP: sequential composition adds rho; clusters use overlapping parallel composition "
                 "(each document in at most L clusters, membership depending only on that document and the "
@@ -75,12 +124,34 @@ class PrivacyReport:
             parameters=parameters,
             secure_randomness=secure_randomness,
             notes=list(notes or []),
+            realised_spend=realised,
+        )
+
+    @classmethod
+    def from_plan(
+        cls,
+        plan: PrivacyEvent,
+        *,
+        delta: float,
+        parameters: dict[str, Any] | None = None,
+        secure_randomness: bool | None = None,
+        notes: list[str] | None = None,
+    ) -> "PrivacyReport":
+        """The guarantee of ``plan`` before any run (what ``dpsynrag budget`` prints): as
+        :meth:`from_accountant` for a run that spends exactly its plan.
+
+        Raises:
+            ConfigError: if ``delta`` is outside (0, 1) or not above the plan's δ terms.
+        """
+        return cls.from_accountant(
+            ZCDPAccountant(name="plan").compose(plan), delta=delta, plan=plan, parameters=parameters,
+            secure_randomness=secure_randomness, notes=notes,
         )
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         if self.parameters:
-            for key in ("sigma_hist", "sigma_embed", "epsilon_theta", "clip"):
+            for key in ("sigma_hist", "sigma_embed", "epsilon_theta", "clip", "decoding"):
                 if key in self.parameters:
                     d[key] = self.parameters[key]
         return d
@@ -102,10 +173,11 @@ class PrivacyReport:
         def add(desc: dict[str, Any], depth: int, times: str) -> None:
             kind = desc["mechanism"]
             sens, noise = "", ""
-            if kind in ("gaussian", "gaussian_sparse_histogram"):
+            # "gaussian_sparse_histogram": the continuous variant of corpora built before the discrete noise
+            if kind in ("gaussian", "discrete_gaussian", "gaussian_sparse_histogram", "discrete_gaussian_sparse_histogram"):
                 sens = f"L2 {desc['l2_sensitivity']:.4g}"
                 noise = f"sigma {desc['sigma']:.4g}"
-                if kind == "gaussian_sparse_histogram":
+                if kind.endswith("sparse_histogram"):
                     noise += f", threshold {desc['threshold']:.4g}"
             elif kind == "exponential":
                 sens, noise = "utility 1", f"epsilon {desc['epsilon']:.4g}"
@@ -132,5 +204,15 @@ class PrivacyReport:
         t.add_row("delta (total)", "", "", f"delta terms {self.delta_terms:.3g}", "", f"{self.delta:.3g}")
         t.add_row("epsilon (Bun-Steinke)", "", "", "", "", f"{self.epsilon:.4f}")
         t.add_row("epsilon (tight, CKS)", "", "", "", "", f"{self.epsilon_tight:.4f}")
+        if self.realised_spend:
+            r = self.realised_spend
+            t.add_row(
+                f"{r['label']}", "", "", f"epsilon {r['epsilon']:.4f} (tight {r['epsilon_tight']:.4f})", "",
+                f"{r['rho']:.6g}",
+            )
+        decoding = (self.parameters or {}).get("decoding")
+        if isinstance(decoding, dict):  # the private-prediction variant (dpsynrag.models.decoding)
+            shown = {k: v for k, v in decoding.items() if k not in ("decoding", "clip", "temperature", "public_prompt")}
+            t.add_row("decoding", str(decoding.get("decoding")), "", ", ".join(f"{k} {v}" for k, v in shown.items()), "", "")
         return t
 

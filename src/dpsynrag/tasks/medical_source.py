@@ -251,15 +251,16 @@ def build_medical_synth(
 
     records: list[dict[str, Any]] = []
     for index, name in enumerate(patients):
+        # the messages name the patient by position, never by name or disease (private record values)
         if name not in patient_diseases:
-            raise DataError(f"patient_diseases.json: no disease for patient {name!r}.")
+            raise DataError(f"patient_diseases.json: no disease for patient {index} of patients.json.")
         if name not in patient_requests:
-            raise DataError(f"patient_requests.json: no request for patient {name!r}.")
+            raise DataError(f"patient_requests.json: no request for patient {index} of patients.json.")
         disease = patient_diseases[name]
         if disease not in symptoms:
-            raise DataError(f"symptoms.json: no symptoms for disease {disease!r}.")
+            raise DataError(f"symptoms.json: no symptoms for the disease of patient {index} of patients.json.")
         if disease not in treatments:
-            raise DataError(f"treatments.json: no treatment for disease {disease!r}.")
+            raise DataError(f"treatments.json: no treatment for the disease of patient {index} of patients.json.")
         records.append({
             "id": index, "name": name, "disease": disease, "symptoms": list(symptoms[disease]),
             "treatment": treatments[disease], "request": patient_requests[name],

@@ -414,8 +414,8 @@ def _number(row: dict[str, str], column: str, kind: type, name: str, line: int) 
     try:
         return kind(row[column])
     except (TypeError, ValueError):
-        raise DataError(f"{name}, line {line}: column {column!r} must be {kind.__name__}, "
-                        f"found {row.get(column)!r}.") from None
+        raise DataError(f"{name}, line {line}: column {column!r} must be {kind.__name__} "
+                        "(its value is not quoted: the file is private).") from None
 
 
 def build_movielens(data_dir: str | os.PathLike[str], config: MovieLensConfig = MovieLensConfig()) -> MovieLensData:

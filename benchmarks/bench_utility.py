@@ -1,0 +1,193 @@
+"""Utility benchmark of DP-SynRAG on the demo-size Medical Synth run (issue: utility).
+
+For each variant (a decoding selector and a clustering choice, with the build parameters of a
+demo-size run) and each seed, it builds a corpus at ε = 10, δ = 1e-3 from the demo's database subset
+(2,000 documents, public seed 0), answers the demo's 100 validation questions over it, and records:
+
+* accuracy: the answer names the gold disease (the task's scoring, case-insensitive);
+* context recall: the gold disease appears in one of the top-k retrieved texts — a property of the
+  corpus and the retriever, independent of the answering model's skill;
+* diseases named: distinct diseases of the database named in the kept synthetic texts, and the
+  number of questions whose disease is named somewhere in the corpus (coverage);
+* fluency: mean token log-probability (nats) of the kept texts under the public model, each text
+  scored as the reply to an empty user turn (higher is more fluent);
+* build time (seconds; the CPU must be otherwise idle for it to mean anything).
+
+RAG on the private documents (no DP) is measured once, with the same questions, answerer and top-k,
+for accuracy and context recall. Seeded builds are reproducible and not for release: this is a
+benchmark. Results go to ``benchmarks/results/bench_utility.json`` and ``.md`` (mean ± sd over seeds).
+
+Usage::
+
+    python benchmarks/bench_utility.py                          # every variant, seeds 0 1 2
+    python benchmarks/bench_utility.py --variants paper,default --seeds 0
+    python benchmarks/bench_utility.py --documents 300 --questions 10 --variants default --seeds 0   # smoke
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from dpsynrag.eval.scoring import context_recall
+from dpsynrag.models import Embedder, LanguageModel
+from dpsynrag.pipeline.build import build_corpus
+from dpsynrag.pipeline.config import BuildConfig
+from dpsynrag.rag import RAGAnswerer
+from dpsynrag.tasks import get_task
+
+# Build parameters shared by every variant: the demo's cpu preset before this benchmark (2,000
+# documents, rarity extractor, open vocabulary, T = 64, documents cut to 96 tokens, no self-filter).
+COMMON = dict(
+    epsilon=10.0, delta=1e-3, task="medical", extractor="rarity", open_vocabulary=True, T=64,
+    max_document_tokens=96, self_filter=False,
+)
+# name -> (what it is, build parameters). "paper-demo" is the demo preset measured before this change.
+VARIANTS: dict[str, tuple[str, dict]] = {
+    "paper-demo": ("demo preset before: K=3, L=3, R=24, k=50, paper clustering and decoding",
+                   dict(K=3, L=3, R=24, k=50, clustering="paper", decoding="paper")),
+    "paper-decoding": ("K=1, L=1, R=48, k=40, paper decoding",
+                       dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="paper")),
+    "public-prior": ("K=1, L=1, R=48, k=40, public-prior decoding (omega=1)",
+                     dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior")),
+    "invisibleink": ("K=1, L=1, R=48, k=40, InvisibleInk decoding (lambda=1)",
+                     dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="invisibleink")),
+    "primary-K3": ("K=3, L=1, R=48, k=40, primary clustering, InvisibleInk decoding",
+                   dict(K=3, L=1, R=48, k=40, clustering="primary", decoding="invisibleink")),
+}
+TOP_K = 5
+ANSWER_TOKENS = 24
+
+
+def fluency(lm: LanguageModel, texts: list[str]) -> float:
+    """Mean token log-probability (nats) of ``texts`` as replies to an empty user turn (NaN if none)."""
+    prefix = lm.encode(lm.chat_prompt(""))
+    total, count = 0.0, 0
+    for text in texts:
+        ids = lm.tokenizer(text, add_special_tokens=False)["input_ids"]
+        if not ids:
+            continue
+        seq = torch.tensor([prefix + ids])
+        with torch.inference_mode():
+            logits = lm.model(input_ids=seq).logits[0, len(prefix) - 1 : -1, : lm.vocab_size].float()
+        logp = torch.log_softmax(logits, dim=-1).gather(1, torch.tensor(ids)[:, None])
+        total += float(logp.sum())
+        count += len(ids)
+    return total / count if count else math.nan
+
+
+def score(task, answers, queries) -> dict:
+    correct = [task.is_correct(a.text, q) for a, q in zip(answers, queries)]
+    return {
+        "accuracy": sum(correct) / len(queries),
+        "context_recall": context_recall([a.context for a in answers], queries, task),
+    }
+
+
+def mean_sd(values: list[float]) -> str:
+    values = [v for v in values if not math.isnan(v)]
+    if not values:
+        return "n/a"
+    if len(values) == 1:
+        return f"{values[0]:.3f}"
+    return f"{statistics.mean(values):.3f} ± {statistics.stdev(values):.3f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, from {list(VARIANTS)}")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--documents", type=int, default=2000)
+    parser.add_argument("--questions", type=int, default=100)
+    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_utility"))
+    args = parser.parse_args(argv)
+    names = [v for v in args.variants.split(",") if v]
+    unknown = [v for v in names if v not in VARIANTS]
+    if unknown:
+        parser.error(f"unknown variants {unknown}; choose from {list(VARIANTS)}")
+    seeds = [int(s) for s in args.seeds.split(",")]
+
+    task = get_task("medical")
+    database = task.load_database()
+    if args.documents < len(database):  # the demo's subset: public seed 0
+        keep = sorted(random.Random(0).sample(range(len(database)), args.documents))
+        database = [database[i] for i in keep]
+    queries = task.load_queries(limit=args.questions)
+    questions = [q.question for q in queries]
+    diseases = sorted(task.disease_counts(database))
+    lm = LanguageModel.load()
+    emb = Embedder.load()
+
+    out: dict = {
+        "documents": len(database), "questions": len(queries), "top_k": TOP_K, "model": lm.name,
+        "embedder": emb.name, "torch_threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
+        "common": COMMON, "variants": {}, "runs": [],
+    }
+    t = time.time()
+    rag = RAGAnswerer(lm, emb, [d.text for d in database], top_k=TOP_K, system_prompt=task.answer_system_prompt,
+                      max_new_tokens=ANSWER_TOKENS)
+    out["rag"] = {**score(task, rag.answer(questions), queries), "seconds": time.time() - t}
+    print(f"RAG (private documents): {out['rag']}", flush=True)
+
+    for name in names:
+        desc, params = VARIANTS[name]
+        out["variants"][name] = {"description": desc, "parameters": params}
+        for seed in seeds:
+            config = BuildConfig(**COMMON, **params, seed=seed)
+            with tempfile.TemporaryDirectory() as tmp:
+                t = time.time()
+                corpus = build_corpus(database, Path(tmp) / "corpus", config, lm=lm, embedder=emb, progress=False)
+                build_s = time.time() - t
+                answerer = corpus.answerer(lm=lm, embedder=emb, top_k=TOP_K, system_prompt=task.answer_system_prompt,
+                                           max_new_tokens=ANSWER_TOKENS)
+                answers = answerer.answer(questions)
+                kept = [r["text"] for r in corpus.records if r["kept"]]
+                lower = " ".join(kept).lower()
+                named = [d for d in diseases if d.lower() in lower]
+                run = {
+                    "variant": name, "seed": seed, **score(task, answers, queries),
+                    "diseases_named": len(named),
+                    "questions_covered": sum(any(a.lower() in lower for a in q.answers) for q in queries) / len(queries),
+                    "texts_kept": len(kept), "texts": len(corpus.records),
+                    "fluency": fluency(lm, kept), "build_seconds": build_s,
+                    "epsilon": corpus.privacy_report.epsilon,
+                    "examples": kept[:3],
+                }
+            out["runs"].append(run)
+            print(json.dumps({k: v for k, v in run.items() if k != "examples"}), flush=True)
+
+    metrics = ("accuracy", "context_recall", "diseases_named", "questions_covered", "fluency", "build_seconds")
+    lines = [
+        f"# Utility benchmark (Medical Synth, {out['documents']} documents, {out['questions']} questions, "
+        f"epsilon=10, delta=1e-3, top-{TOP_K}, seeds {','.join(map(str, seeds))})",
+        "",
+        f"RAG on the private documents (no DP): accuracy {out['rag']['accuracy']:.3f}, "
+        f"context recall {out['rag']['context_recall']:.3f}. Diseases in the database: {len(diseases)}.",
+        "",
+        "| variant | " + " | ".join(metrics) + " |",
+        "|---|" + "---|" * len(metrics),
+    ]
+    for name in names:
+        runs = [r for r in out["runs"] if r["variant"] == name]
+        lines.append(f"| {name} | " + " | ".join(mean_sd([float(r[m]) for r in runs]) for m in metrics) + " |")
+    lines += ["", "Variants:"] + [f"- {n}: {VARIANTS[n][0]}" for n in names]
+    lines += ["", f"Command: python benchmarks/bench_utility.py {' '.join(sys.argv[1:] if argv is None else argv)}"]
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out + ".json").write_text(json.dumps(out, indent=2, ensure_ascii=False))
+    Path(args.out + ".md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,598 @@
+"""Empirical privacy audit of a DP-SynRAG build (EVALUATION.md "Privacy audit"; issue 12, item 8).
+
+One-run auditing (Steinke, Nasr, Jagielski 2023, "Privacy Auditing with One (1) Training Run",
+NeurIPS 2023, arXiv 2305.08846), with canaries in the style of "The Canary's Echo" (Meeus et al. 2025):
+
+1. **Canaries.** ``m`` documents in the format of the private records (the task's document template:
+   for Medical Synth a patient record with a plain name and common symptoms) whose diagnosis is an
+   invented word, the canary's **secret**: unique, alphabetic and absent from public English usage
+   (wordfreq Zipf frequency 0), so that it appears in a release only through the canary.
+2. **Public coins.** Canary i is added to the private documents iff its coin S_i = +1 (probability ½).
+   The coins, the secrets and the tie-breaking below come from the audit's own seed (independent streams),
+   never from the data or from the build's randomness: the coin is part of the audit design.
+3. **One build** (:func:`~dpsynrag.pipeline.build.build_corpus`) on the private documents plus the
+   included canaries.
+4. **Membership scores from the released corpus folder only** (:func:`membership_scores`): how often
+   and how completely the canary's secret appears among the released keywords and synthetic texts.
+5. **Guesses.** The ``k_in`` highest-scored canaries are guessed IN, the ``k_out`` lowest OUT, the rest
+   abstain (r = k_in + k_out guesses; both fixed before the build). Ties are broken by a public coin.
+6. **Lower bound.** With v correct guesses of r, :func:`epsilon_lower_bound` returns the ε below which
+   every value is refuted at the given confidence, from the paper's main theorem: for an (ε, δ)-DP build,
+
+       P[V ≥ v] ≤ f(v) + 2mδ · max_{1≤i≤m} (f(v − i) − f(v)) / i,   f(v) = P[Binomial(r, e^ε/(1 + e^ε)) ≥ v]
+
+   (δ = 0: the plain binomial tail; i > v adds nothing), the p-value of the paper's appendix code.
+
+What a result means: the audit rejects a claimed ε when the lower bound exceeds it. The largest bound
+m canaries can produce (every guess correct) is :func:`max_epsilon_lower_bound`; a claim above it
+can never be refuted by this design, so a *pass* only says "no leak larger than that bound was seen
+through this score". With the DP histogram and clipped private prediction, a secret that one document
+holds should almost never be released: an honest build gives about r/2 correct guesses and a bound near 0.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import secrets as _secrets
+import shutil
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+import typer
+from scipy.special import expit
+from scipy.stats import binom
+
+from dpsynrag.data.io import Document, as_documents
+from dpsynrag.errors import ConfigError
+
+__all__ = [
+    "AuditResult",
+    "Canary",
+    "audit_command",
+    "epsilon_lower_bound",
+    "guess_membership",
+    "make_canaries",
+    "max_epsilon_lower_bound",
+    "membership_scores",
+    "one_run_p_value",
+    "run_audit",
+]
+
+AUDIT_FILE = "audit.json"
+CORPUS_SUBDIR = "corpus"
+CANARY_ID_PREFIX = "audit-canary-"
+
+# ---------------------------------------------------------------------------------------------- bound
+
+
+def _check_counts(m: int, r: int, v: int) -> None:
+    for name, value in (("m", m), ("r", r), ("v", v)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise ConfigError(f"`{name}` must be an integer. Found {value!r}.")
+    if not (0 <= v <= r <= m) or m < 1:
+        raise ConfigError(f"need 0 <= v <= r <= m and m >= 1 (correct, guesses, canaries). Found v={v}, r={r}, m={m}.")
+
+
+def _check_delta(delta: float) -> None:
+    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not (0.0 <= delta <= 1.0):
+        raise ConfigError(f"`delta` must lie in [0, 1]. Found {delta!r}.")
+
+
+def _check_confidence(confidence: float) -> None:
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not (0.0 < confidence < 1.0):
+        raise ConfigError(f"`confidence` must lie in (0, 1) (e.g. 0.95). Found {confidence!r}.")
+
+
+def one_run_p_value(m: int, r: int, v: int, epsilon: float, delta: float = 0.0) -> float:
+    """P-value of "v or more correct guesses" under the hypothesis that the build is (ε, δ)-DP.
+
+    The bound of Steinke, Nasr, Jagielski 2023 (main theorem, §3; computed as in their appendix code):
+    with q = e^ε/(1 + e^ε) and f(u) = P[Binomial(r, q) ≥ u],
+    p = f(v) + 2mδ · max_{1≤i≤v} (f(v − i) − f(v))/i, capped at 1. For δ = 0 it is the binomial tail f(v).
+
+    Args:
+        m: canaries (each included with probability ½). r: guesses (abstentions excluded).
+        v: correct guesses. epsilon: ε >= 0 of the hypothesis. delta: its δ in [0, 1].
+
+    Returns:
+        The p-value in [0, 1].
+
+    Raises:
+        ConfigError: counts outside 0 <= v <= r <= m, ε < 0 or δ outside [0, 1].
+    """
+    _check_counts(m, r, v)
+    _check_delta(delta)
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not (epsilon >= 0) or math.isinf(epsilon):
+        raise ConfigError(f"`epsilon` must be a finite number >= 0. Found {epsilon!r}.")
+    q = float(expit(epsilon))
+    tail = float(binom.sf(v - 1, r, q))  # P[Binomial(r, q) >= v]
+    if delta == 0.0 or v == 0:
+        return min(tail, 1.0)
+    # f(v - i) - f(v) = P[v - i <= B < v] = sum_{j=1..i} P[B = v - j]
+    below = np.cumsum(binom.pmf(np.arange(v - 1, -1, -1), r, q))
+    alpha = float(np.max(below / np.arange(1, v + 1)))
+    return min(tail + 2.0 * m * delta * alpha, 1.0)
+
+
+def epsilon_lower_bound(m: int, r: int, v: int, *, delta: float = 0.0, confidence: float = 0.95,
+                        step: float = 0.01) -> float:
+    """The ε lower bound of one-run auditing: the smallest ε >= 0 whose p-value reaches 1 − confidence.
+
+    Every ε below the returned value is rejected at level 1 − confidence, so if the build were
+    (ε*, δ)-DP the returned value exceeds ε* with probability at most 1 − confidence (δ = 0: pure DP).
+    The p-value is scanned upward from 0 on a grid of ``step`` and its first crossing refined by
+    bisection. For δ = 0 the p-value is increasing in ε and the result is its unique root; for δ > 0 its
+    second term may decrease in ε, and the first crossing (not the last) is what keeps the bound valid
+    (up to the grid: a crossing and return narrower than ``step`` would go unseen).
+
+    Args:
+        m: canaries. r: guesses. v: correct guesses.
+        delta: δ of the hypothesis (the build's claimed δ; 0 for pure DP).
+        confidence: e.g. 0.95.
+        step: the scan's grid step in ε (> 0).
+
+    Returns:
+        The lower bound (>= 0; 0 when v is not significantly above r/2).
+
+    Raises:
+        ConfigError: bad counts, δ or confidence.
+    """
+    _check_counts(m, r, v)
+    _check_delta(delta)
+    _check_confidence(confidence)
+    alpha = 1.0 - confidence
+    if one_run_p_value(m, r, v, 0.0, delta) >= alpha:
+        return 0.0
+    lo = 0.0
+    hi = step
+    while one_run_p_value(m, r, v, hi, delta) < alpha:
+        lo, hi = hi, hi + step
+        if hi > 700:  # expit saturates in float64 long before; unreachable for v <= r
+            raise ConfigError("internal error: the p-value never reached the significance level.")
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if one_run_p_value(m, r, v, mid, delta) < alpha:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def max_epsilon_lower_bound(m: int, r: int, *, delta: float = 0.0, confidence: float = 0.95) -> float:
+    """The largest lower bound the design can report: all r guesses correct (v = r).
+
+    A claimed ε above this value can never be refuted with m canaries and r guesses; for δ = 0 it is
+    −log((1 − confidence)^(−1/r) − 1).
+    """
+    return epsilon_lower_bound(m, r, r, delta=delta, confidence=confidence)
+
+
+# ---------------------------------------------------------------------------------------------- canaries
+
+_ONSETS = ("b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "dr", "gl", "pl", "sn",
+           "st", "tr", "zl")
+_VOWELS = ("a", "e", "i", "o", "u")
+_SUFFIXES = ("itis", "osis", "emia", "algia")
+# Public, generic material for the Medical Synth record template (no value is read from the data).
+_FIRST_NAMES = ("Anna", "Peter", "Maria", "Lucas", "Emma", "Noah", "Julia", "Felix", "Clara", "Oscar", "Nina", "Hugo")
+_LAST_NAMES = ("Miller", "Schmidt", "Moreau", "Rossi", "Jansen", "Novak", "Keller", "Dubois", "Larsen", "Costa",
+               "Weber", "Fischer")
+_SYMPTOMS = ("Abdominal cramps", "Fatigue", "Rash on the palms", "Loss of appetite", "Dizziness", "Bloating",
+             "Headache", "Nausea", "Fever", "Cough", "Sneezing", "Joint pain")
+_TREATMENTS = ("Rest Therapy", "Herbal Tea Therapy", "Vitamin Drops", "Warm Compress Therapy", "Breathing Exercises")
+
+
+@dataclass(frozen=True)
+class Canary:
+    """One canary document.
+
+    Attributes:
+        id: document id (``audit-canary-{j}``).
+        secret: the invented word (capitalised) that only this canary holds.
+        text: the full document text (it contains ``secret``).
+        included: the public coin: True when the canary was added to the build's input.
+    """
+
+    id: str
+    secret: str
+    text: str
+    included: bool
+
+
+def _stream(seed: int, k: int) -> np.random.Generator:
+    """Independent stream k of the audit's seed: 0 coins, 1 secrets, 2 record fields, 3 tie-breaks (keys
+    distinct from the build's :class:`~dpsynrag.rng.SeededRandom` streams of the same seed)."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0xA0D17, k)))
+
+
+def _invented_word(rng: np.random.Generator) -> str:
+    syllables = "".join(str(rng.choice(_ONSETS)) + str(rng.choice(_VOWELS)) for _ in range(3))
+    return (syllables[:-1] + str(rng.choice(_SUFFIXES))).capitalize()  # "zlubomi" + "itis" -> "Zlubomitis"
+
+
+def _medical_canary(rng: np.random.Generator, secret: str) -> str:
+    from dpsynrag.tasks.medical_source import medical_document_text
+
+    symptoms = [str(s) for s in rng.choice(_SYMPTOMS, size=int(rng.integers(3, 6)), replace=False)]
+    name = f"{rng.choice(_FIRST_NAMES)} {rng.choice(_LAST_NAMES)}"
+    return medical_document_text(name, secret, symptoms, str(rng.choice(_TREATMENTS)))
+
+
+def make_canaries(m: int, *, seed: int, task: str | None = None, template: str | None = None) -> list[Canary]:
+    """``m`` canaries with unique invented secrets and their public inclusion coins.
+
+    The secret of each canary is an invented word (three syllables and a medical suffix, e.g.
+    "Zlubomitis") with wordfreq Zipf frequency 0, distinct from every other canary's secret and not
+    contained in one. Coins, secrets and record fields come from independent streams of ``seed``.
+
+    Args:
+        m: number of canaries (>= 2).
+        seed: the audit's seed (public; not the build's).
+        task: ``"medical"`` uses the Medical Synth record template (plain name, common symptoms and
+            treatment, the secret as the diagnosis) unless ``template`` is given.
+        template: a canary text with the placeholder ``{secret}`` (for other tasks: write one record in
+            your documents' format by hand, with no private value in it).
+
+    Returns:
+        The canaries, in id order.
+
+    Raises:
+        ConfigError: m < 2, a template without ``{secret}``, or no template for a task other than medical.
+    """
+    from wordfreq import zipf_frequency
+
+    if isinstance(m, bool) or not isinstance(m, int) or m < 2:
+        raise ConfigError(f"the number of canaries (--canaries; canaries=) must be an integer >= 2. Found {m!r}.")
+    if template is not None and "{secret}" not in template:
+        raise ConfigError("the canary template (--canary-template; template=) must contain the placeholder {secret}.")
+    if template is None and task != "medical":
+        raise ConfigError(
+            "the audit needs a canary in your documents' format: give a canary template with the placeholder "
+            "{secret} (--canary-template; template=), or use --task medical for the built-in Medical Synth record."
+        )
+    coins = _stream(seed, 0).integers(0, 2, size=m).astype(bool)
+    words_rng = _stream(seed, 1)
+    fields_rng = _stream(seed, 2)
+    chosen: list[str] = []
+    while len(chosen) < m:
+        word = _invented_word(words_rng)
+        low = word.lower()
+        if zipf_frequency(low, "en") > 0 or any(low in c.lower() or c.lower() in low for c in chosen):
+            continue
+        chosen.append(word)
+    out = []
+    for j, (secret, included) in enumerate(zip(chosen, coins)):
+        text = template.replace("{secret}", secret) if template is not None else _medical_canary(fields_rng, secret)
+        out.append(Canary(id=f"{CANARY_ID_PREFIX}{j}", secret=secret, text=text, included=bool(included)))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- scores
+
+
+def membership_scores(corpus_dir: str | os.PathLike, secrets: Sequence[str]) -> np.ndarray:
+    """Membership score of each secret, a function of the released corpus folder only.
+
+    score = 2 · (exact occurrences) + (share of the secret's character 4-grams found), where exact
+    occurrences count released keywords equal to the secret and whole-word occurrences in every
+    released synthetic text (kept or not), case-insensitively; the 4-gram share in [0, 1] ranks partial
+    copies. Any exact occurrence therefore outranks every partial one.
+
+    Args:
+        corpus_dir: a corpus folder (``texts.jsonl`` records with ``text`` and, for DP-SynRAG, ``keyword``).
+        secrets: one secret per canary.
+
+    Returns:
+        float64 array [len(secrets)].
+
+    Raises:
+        CorpusError: the folder is not a corpus folder.
+    """
+    from dpsynrag.corpus import SyntheticCorpus
+
+    records = SyntheticCorpus.load(corpus_dir).records
+    keywords = [str(r.get("keyword", "")).lower() for r in records]
+    texts = "\n".join(str(r.get("text", "")) for r in records).lower()
+    haystack = texts + "\n" + "\n".join(keywords)
+    scores = np.zeros(len(secrets), dtype=np.float64)
+    for i, secret in enumerate(secrets):
+        s = secret.lower()
+        exact = keywords.count(s) + len(re.findall(rf"(?<![a-z]){re.escape(s)}(?![a-z])", texts))
+        grams = {s[j:j + 4] for j in range(max(1, len(s) - 3))}
+        partial = sum(g in haystack for g in grams) / len(grams)
+        scores[i] = 2.0 * exact + partial
+    return scores
+
+
+def guess_membership(scores: Sequence[float], *, k_in: int, k_out: int, seed: int) -> np.ndarray:
+    """Guesses: +1 (IN) for the ``k_in`` highest scores, −1 (OUT) for the ``k_out`` lowest, 0 (abstain)
+    for the rest; ties are ordered by a random permutation from ``seed`` (independent of the coins).
+
+    Returns:
+        int8 array [m] in {−1, 0, +1}.
+
+    Raises:
+        ConfigError: negative counts, or k_in + k_out > m or = 0.
+    """
+    s = np.asarray(scores, dtype=np.float64).reshape(-1)
+    m = len(s)
+    for name, value in (("k_in", k_in), ("k_out", k_out)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigError(f"`{name}` (guesses, --guesses-in/--guesses-out) must be an integer >= 0. Found {value!r}.")
+    if not (1 <= k_in + k_out <= m):
+        raise ConfigError(f"need 1 <= guesses IN + OUT <= canaries. Found {k_in} + {k_out} for {m} canaries.")
+    tiebreak = _stream(seed, 3).permutation(m)
+    order = np.lexsort((tiebreak, -s))  # highest score first, ties in random order
+    out = np.zeros(m, dtype=np.int8)
+    out[order[:k_in]] = 1
+    if k_out:
+        out[order[m - k_out:]] = -1
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- the audit
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """The outcome of :func:`run_audit` (JSON-ready through :meth:`to_dict`).
+
+    Attributes:
+        claimed_epsilon, claimed_delta: the build's guarantee (its calibration target).
+        confidence: confidence of the lower bounds.
+        canaries: m. included: canaries whose coin put them in the build.
+        k_in, k_out: guesses IN and OUT (r = k_in + k_out); correct: v.
+        epsilon_lower_bound: the bound at the claimed δ (the one compared with the claim).
+        epsilon_lower_bound_pure: the bound for pure ε-DP (δ = 0), for reference.
+        max_epsilon_lower_bound: the largest bound this design can report (v = r) at the claimed δ;
+            max_epsilon_lower_bound_pure: the same for δ = 0.
+        refuted: True when the lower bound exceeds the claimed ε (a privacy failure).
+        corpus: the audited corpus folder. seed: the audit's seed. details: per canary id, secret, coin,
+            score and guess.
+    """
+
+    claimed_epsilon: float
+    claimed_delta: float
+    confidence: float
+    canaries: int
+    included: int
+    k_in: int
+    k_out: int
+    correct: int
+    epsilon_lower_bound: float
+    epsilon_lower_bound_pure: float
+    max_epsilon_lower_bound: float
+    max_epsilon_lower_bound_pure: float
+    refuted: bool
+    corpus: str
+    seed: int
+    details: list[dict[str, Any]]
+
+    @property
+    def guesses(self) -> int:
+        """r = k_in + k_out."""
+        return self.k_in + self.k_out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "guesses": self.guesses, "method": "one-run audit (Steinke, Nasr, Jagielski 2023)",
+                "score": "2 x exact occurrences of the secret in released keywords and texts + share of its 4-grams"}
+
+    def summary(self) -> str:
+        """One paragraph for people: the bound next to the claim, and what a pass means."""
+        verdict = ("REFUTED: the build leaks more than its claimed epsilon" if self.refuted
+                   else "consistent with the claim")
+        return (
+            f"claimed epsilon={self.claimed_epsilon:g}, delta={self.claimed_delta:g}; {self.canaries} canaries "
+            f"({self.included} included), {self.guesses} guesses ({self.k_in} IN, {self.k_out} OUT), "
+            f"{self.correct} correct; epsilon lower bound at {100 * self.confidence:g}% confidence: "
+            f"{self.epsilon_lower_bound:.3f} (pure DP: {self.epsilon_lower_bound_pure:.3f}); largest bound this "
+            f"design can reach: {self.max_epsilon_lower_bound:.3f} (pure DP: {self.max_epsilon_lower_bound_pure:.3f}) "
+            f"-> {verdict}. A pass only rules out leaks that this design could detect: claims above "
+            f"{self.max_epsilon_lower_bound:.3f} cannot be refuted with {self.canaries} canaries."
+        )
+
+
+def run_audit(
+    documents: Sequence[Document] | Sequence[str] | str | os.PathLike,
+    out_dir: str | os.PathLike,
+    config,
+    *,
+    canaries: int = 64,
+    k_in: int | None = None,
+    k_out: int | None = None,
+    template: str | None = None,
+    seed: int | None = None,
+    confidence: float = 0.95,
+    lm=None,
+    embedder=None,
+    text_field: str = "text",
+    id_field: str | None = None,
+    overwrite: bool = False,
+    progress: bool = False,
+) -> AuditResult:
+    """Audit one DP-SynRAG build with canaries (module docstring): build, score, guess, bound.
+
+    Writes ``out_dir/corpus`` (the audited build, with its ``corpus.owner.json`` beside it) and
+    ``out_dir/audit.json`` (the canaries with their coins, scores, guesses and the bounds; no private text).
+
+    Args:
+        documents: the private collection (as for :func:`~dpsynrag.pipeline.build.build_corpus`).
+        out_dir: a new folder (replaced only with ``overwrite`` and only if it holds an ``audit.json``).
+        config: the :class:`~dpsynrag.pipeline.config.BuildConfig` audited; its ε and δ are the claim.
+        canaries: m >= 2.
+        k_in, k_out: guesses IN and OUT (default m // 4 each: half the canaries are guessed).
+        template: canary text with ``{secret}`` (default: the task's built-in record; medical only).
+        seed: the audit's seed (coins, secrets, tie-breaks); None draws one from the OS and records it.
+        confidence: of the lower bounds.
+        lm, embedder, text_field, id_field, progress: passed to the build.
+
+    Returns:
+        The :class:`AuditResult`.
+
+    Raises:
+        ConfigError: bad audit parameters (named by their CLI flag) or build parameters;
+        InfeasibleBudgetError, DataError, ModelLoadError: from the build. FileExistsError: ``out_dir`` exists.
+    """
+    from dpsynrag.pipeline.build import build_corpus
+
+    _check_confidence(confidence)
+    seed = _secrets.randbits(63) if seed is None else seed
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"the audit seed (--seed; seed=) must be an integer >= 0. Found {seed!r}.")
+    design = make_canaries(canaries, seed=seed, task=config.task, template=template)
+    k_in = canaries // 4 if k_in is None else k_in
+    k_out = canaries // 4 if k_out is None else k_out
+    guess_membership(np.zeros(canaries), k_in=k_in, k_out=k_out, seed=seed)  # checks the counts before the build
+    config.calibrate()  # an infeasible budget stops the audit before anything is written
+    out = Path(out_dir)
+    if out.exists():
+        if not overwrite:
+            raise FileExistsError(f"`out_dir` {out} already exists; choose another folder or pass --overwrite.")
+        if not (out / AUDIT_FILE).is_file():
+            raise FileExistsError(f"`out_dir` {out} exists and holds no {AUDIT_FILE}; refusing to replace it.")
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    corpus_dir = out / CORPUS_SUBDIR
+    try:
+        private = as_documents(documents, text_field=text_field, id_field=id_field)
+        if {d.id for d in private} & {c.id for c in design}:
+            raise ConfigError(f"document ids starting with {CANARY_ID_PREFIX!r} are reserved for the audit's canaries.")
+        audited = private + [Document(id=c.id, text=c.text) for c in design if c.included]
+        corpus = build_corpus(audited, corpus_dir, config, lm=lm, embedder=embedder, progress=progress)
+        del audited, private
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)  # a failed audit leaves no folder (the build left no corpus)
+        raise
+
+    scores = membership_scores(corpus_dir, [c.secret for c in design])
+    guesses = guess_membership(scores, k_in=k_in, k_out=k_out, seed=seed)
+    truth = np.array([1 if c.included else -1 for c in design], dtype=np.int8)
+    correct = int(np.sum(guesses == truth))  # abstentions (0) never match
+    r, m = k_in + k_out, canaries
+    delta = float(config.delta)
+    bound = epsilon_lower_bound(m, r, correct, delta=delta, confidence=confidence)
+    result = AuditResult(
+        claimed_epsilon=float(config.epsilon),
+        claimed_delta=delta,
+        confidence=float(confidence),
+        canaries=m,
+        included=int(sum(c.included for c in design)),
+        k_in=k_in,
+        k_out=k_out,
+        correct=correct,
+        epsilon_lower_bound=bound,
+        epsilon_lower_bound_pure=epsilon_lower_bound(m, r, correct, delta=0.0, confidence=confidence),
+        max_epsilon_lower_bound=max_epsilon_lower_bound(m, r, delta=delta, confidence=confidence),
+        max_epsilon_lower_bound_pure=max_epsilon_lower_bound(m, r, delta=0.0, confidence=confidence),
+        refuted=bool(bound > config.epsilon),
+        corpus=str(corpus.path),
+        seed=seed,
+        details=[{"id": c.id, "secret": c.secret, "included": c.included, "score": float(s), "guess": int(g)}
+                 for c, s, g in zip(design, scores, guesses)],
+    )
+    (out / AUDIT_FILE).write_text(json.dumps({**result.to_dict(), "config": config.model_dump()}, indent=2))
+    return result
+
+
+# ---------------------------------------------------------------------------------------------- command line
+
+
+def audit_command(
+    input: Path = typer.Argument(..., help="Private collection: JSONL, CSV or Parquet file (or a task's data folder with --task)."),
+    out: Path = typer.Option(..., "--out", help="New folder for the audited corpus (corpus/) and audit.json."),
+    epsilon: float = typer.Option(..., "--epsilon", help="Claimed epsilon of the audited build (its target)."),
+    delta: float = typer.Option(..., "--delta", help="Claimed total delta, in (0, 1)."),
+    task: Optional[str] = typer.Option(None, "--task", help="Public task; medical has a built-in canary record."),
+    canaries: int = typer.Option(64, "--canaries", help="Number m of canary documents (each included with probability 1/2)."),
+    guesses_in: Optional[int] = typer.Option(None, "--guesses-in", help="Canaries guessed IN: the highest scores (default m/4)."),
+    guesses_out: Optional[int] = typer.Option(None, "--guesses-out", help="Canaries guessed OUT: the lowest scores (default m/4)."),
+    canary_template: Optional[str] = typer.Option(None, "--canary-template", help="A record in your documents' format with {secret} (required unless --task medical)."),
+    confidence: float = typer.Option(0.95, "--confidence", help="Confidence of the epsilon lower bound."),
+    documents: Optional[int] = typer.Option(None, "--documents", help="Audit the first N documents only (a CPU-sized slice)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Language model (default: offline SmolLM2-135M-Instruct)."),
+    embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedding model (default: offline all-MiniLM-L6-v2)."),
+    K: int = typer.Option(10, "--K", help="Keywords per document."),
+    R: int = typer.Option(500, "--R", help="Keywords released = clusters."),
+    L: int = typer.Option(5, "--L", help="Most clusters a document joins."),
+    k: int = typer.Option(80, "--k", help="Target documents per cluster after outlier removal."),
+    T: int = typer.Option(70, "--T", help="Tokens per synthetic text."),
+    tau: float = typer.Option(1.0, "--tau", help="Sampling temperature."),
+    split: str = typer.Option("paper", help="Budget split: paper | fractions."),
+    open_vocabulary: bool = typer.Option(False, "--open-vocabulary", help="Thresholded open-vocabulary histogram (secrets can become keywords)."),
+    extractor: str = typer.Option("llm", help="Keyword extractor: llm | rarity."),
+    no_self_filter: bool = typer.Option(False, "--no-self-filter", help="Keep every synthetic text."),
+    no_outlier_removal: bool = typer.Option(False, "--no-outlier-removal", help="Skip the embedding threshold."),
+    max_document_tokens: int = typer.Option(256, help="Truncate each document to this many tokens."),
+    text_field: str = typer.Option("text", help="Field holding the document text."),
+    id_field: Optional[str] = typer.Option(None, help="Field holding a unique document id."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the audit design and of the build (reproducible, NOT for release)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace --out if it holds an earlier audit."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Empirical privacy audit: canaries in one build, an epsilon lower bound next to the claimed epsilon."""
+    from pydantic import ValidationError
+    from rich.console import Console
+    from rich.table import Table
+
+    from dpsynrag.data.io import load_documents
+    from dpsynrag.errors import DpsynragError
+    from dpsynrag.pipeline.config import BuildConfig
+
+    console = Console(width=None if sys.stdout.isatty() else 140)
+    err = Console(stderr=True, soft_wrap=True)
+    try:
+        config = BuildConfig(
+            epsilon=epsilon, delta=delta, task=task, self_filter=not no_self_filter, model=model, embedder=embedder,
+            K=K, R=R, L=L, k=k, T=T, temperature=tau, split=split, open_vocabulary=open_vocabulary,
+            extractor=extractor, outlier_removal=not no_outlier_removal, max_document_tokens=max_document_tokens,
+            seed=seed,
+        )
+        config.calibrate()
+        if input.is_dir():
+            if not task:
+                raise ConfigError("INPUT is a folder: pass --task to say how to read it, or give a file.")
+            from dpsynrag.tasks import get_task
+
+            docs = get_task(task).load_database(input, limit=documents)
+        else:
+            docs = load_documents(input, text_field=text_field, id_field=id_field, limit=documents)
+        if seed is not None:
+            err.print("[yellow]warning:[/] --seed makes the output reproducible: it is NOT for release.")
+        result = run_audit(
+            docs, out, config, canaries=canaries, k_in=guesses_in, k_out=guesses_out, template=canary_template,
+            seed=seed, confidence=confidence, overwrite=overwrite, progress=True,
+        )
+    except ValidationError as exc:
+        err.print(f"[bold red]error:[/] {'; '.join(str(e.get('msg')) + ' (' + '.'.join(map(str, e.get('loc', ()))) + ')' for e in exc.errors())}")
+        raise typer.Exit(code=2) from None
+    except (DpsynragError, FileExistsError) as exc:
+        err.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(code=2) from None
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), indent=2))
+        return
+    table = Table(title=f"Privacy audit (one run, {100 * result.confidence:g}% confidence)")
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    rows = [
+        ("claimed epsilon (delta)", f"{result.claimed_epsilon:g} ({result.claimed_delta:g})"),
+        ("canaries m (included)", f"{result.canaries} ({result.included})"),
+        ("guesses r (IN + OUT)", f"{result.guesses} ({result.k_in} + {result.k_out})"),
+        ("correct guesses v", str(result.correct)),
+        ("epsilon lower bound (claimed delta)", f"{result.epsilon_lower_bound:.3f}"),
+        ("epsilon lower bound (pure DP)", f"{result.epsilon_lower_bound_pure:.3f}"),
+        ("largest reachable bound (claimed delta)", f"{result.max_epsilon_lower_bound:.3f}"),
+        ("largest reachable bound (pure DP)", f"{result.max_epsilon_lower_bound_pure:.3f}"),
+    ]
+    for name, value in rows:
+        table.add_row(name, value)
+    console.print(table)
+    console.print(result.summary())
+    console.print(f"audit record: {Path(out) / AUDIT_FILE}; audited corpus: {result.corpus}")

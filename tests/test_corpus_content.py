@@ -1,0 +1,123 @@
+"""A corpus empty of content says so: the kept-text count and a warning from `build` and `report`, `query`
+refusing a corpus with no kept text (exit 2, no answer from the model's prior), and parameters that cannot
+work refused with the flag named. Corpora are written directly (no build); models are the tiny fakes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fakes import HashEmbedder
+from pydantic import ValidationError
+from typer.testing import CliRunner
+
+from dpsynrag.cli import app
+from dpsynrag.corpus import CorpusWriter, SyntheticCorpus, content_warning
+from dpsynrag.errors import CorpusError
+from dpsynrag.pipeline.config import BuildConfig
+from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.privacy.report import PrivacyReport
+
+runner = CliRunner()
+
+
+def _corpus(path, kept: list[bool]) -> SyntheticCorpus:
+    records = [{"id": i, "keyword": f"w{i}", "text": f"the patient has fever {i}", "kept": k} for i, k in enumerate(kept)]
+    manifest = {"method": "dp-synrag", "config": {}, "model": {"spec": None, "name": "tiny-llama"},
+                "embedder": {"spec": None},
+                "privacy": PrivacyReport.from_accountant(ZCDPAccountant(), delta=1e-3).to_dict()}
+    with CorpusWriter(path) as writer:
+        return writer.finish(records, manifest, HashEmbedder())
+
+
+@pytest.fixture()
+def fake_models(monkeypatch, tiny_lm):
+    """`query` loads the corpus's models: hand it the tiny model and the hash embedder."""
+    from dpsynrag.models import Embedder, LanguageModel
+
+    monkeypatch.setattr(LanguageModel, "load", classmethod(lambda cls, *a, **k: tiny_lm))
+    monkeypatch.setattr(Embedder, "load", classmethod(lambda cls, *a, **k: HashEmbedder()))
+
+
+def test_content_warning_none_few_enough():
+    assert "no synthetic text was kept (0 of 8)" in content_warning(0, 8)
+    assert "no synthetic text was kept (0 of 0)" in content_warning(0, 0)
+    assert "only 1 of 8" in content_warning(1, 8)  # 1/8 < 1/4
+    assert content_warning(2, 8) is None and content_warning(3, 3) is None
+
+
+def test_empty_corpus_refuses_to_answer_before_loading_a_model(tmp_path, monkeypatch):
+    from dpsynrag.models import LanguageModel
+
+    monkeypatch.setattr(LanguageModel, "load", classmethod(lambda cls, *a, **k: pytest.fail("a model was loaded")))
+    corpus = _corpus(tmp_path / "empty", [False] * 8)
+    assert corpus.texts == [] and "0 of 8" in corpus.content_warning
+    with pytest.raises(CorpusError, match="keeps no synthetic text"):
+        corpus.answer_many(["what is my disease?"])
+    with pytest.raises(CorpusError):
+        corpus.answer("what is my disease?")
+
+    result = runner.invoke(app, ["query", str(tmp_path / "empty"), "What is my disease?"])
+    assert result.exit_code == 2
+    assert "keeps no synthetic text" in " ".join(result.output.split())
+
+    result = runner.invoke(app, ["report", str(tmp_path / "empty")])
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "0 of 8 texts kept" in out and "warning: no synthetic text was kept (0 of 8)" in out
+
+
+def test_few_texts_answer_with_a_warning_and_enough_without(tmp_path, fake_models):
+    _corpus(tmp_path / "few", [True] + [False] * 7)
+    result = runner.invoke(app, ["query", str(tmp_path / "few"), "the patient has fever", "--show-context"])
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "warning: only 1 of 8 synthetic texts were kept" in out and "[1] the patient has fever 0" in out
+
+    _corpus(tmp_path / "full", [True, True, False])
+    result = runner.invoke(app, ["query", str(tmp_path / "full"), "the patient has fever"])
+    assert result.exit_code == 0 and "warning" not in result.output
+    result = runner.invoke(app, ["report", str(tmp_path / "full")])
+    assert "2 of 3 texts kept" in result.output and "warning" not in result.output
+
+    result = runner.invoke(app, ["query", str(tmp_path / "full"), "fever?", "--top-k", "0"])
+    assert result.exit_code == 2 and "--top-k" in result.output
+
+
+def test_k_zero_and_other_unusable_parameters_are_refused():
+    with pytest.raises(ValidationError, match="greater than or equal to 1"):
+        BuildConfig(epsilon=10, delta=1e-3, k=0)
+    assert BuildConfig(epsilon=10, delta=1e-3, k=1).k == 1
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--k", "0"], "--k (`k`): Input should be greater than or equal to 1"),
+        (["--T", "0"], "--T (`T`)"),
+        (["--R", "0"], "--R (`R`)"),
+        (["--L", "0"], "--L (`L`)"),
+        (["--tau", "0"], "--tau (`temperature`)"),
+        (["--language", "xx"], "--language (`language`)"),
+        (["--method", "dp-synth", "--language", "de"], "--language do not apply to --method dp-synth"),
+    ],
+)
+def test_build_refuses_parameters_that_cannot_work(tmp_path, monkeypatch, extra, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.jsonl").write_text(json.dumps({"text": "a document"}) + "\n")
+    result = runner.invoke(app, ["build", "x.jsonl", "--out", "o", "--epsilon", "10", "--delta", "1e-3", *extra])
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.output.split())
+    assert not (tmp_path / "o").exists()
+
+
+def test_build_states_the_kept_count_and_warns_when_empty(tmp_path, monkeypatch):
+    import dpsynrag.pipeline.build as build_module
+
+    monkeypatch.setattr(build_module, "build_corpus", lambda documents, out, config, **kw: _corpus(out, [False] * 8))
+    (tmp_path / "x.jsonl").write_text(json.dumps({"text": "a document"}) + "\n")
+    result = runner.invoke(app, ["build", str(tmp_path / "x.jsonl"), "--out", str(tmp_path / "c"), "--epsilon", "10",
+                                 "--delta", "1e-3", "--no-self-filter"])
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "0 of 8 synthetic texts kept" in out and "warning: no synthetic text was kept (0 of 8)" in out
