@@ -5,7 +5,7 @@ that, as in a real build with soft clustering, a document sits in 1..L clusters 
 are the DP-SynRAG rephrasing prompt in the model's chat template (METHOD.md §2d).
 
 * ours: :class:`dpsynrag.models.PrivatePredictionDecoder` (all clusters at once, within its memory
-  budget; shared prefix and shared documents computed once).
+  budget; the public prompt prefix and shared documents computed once; batch-invariant engine).
 * naive: transformers' ``generate()`` one cluster at a time, the cluster's member prompts as one
   left-padded batch, with a logits processor that clips each member's logits, sums them, samples
   the token with the same mechanism (same c, τ, same ``sample_private_tokens``) and forces it on
@@ -224,7 +224,8 @@ def main(argv=None) -> int:
                                  random=SeededRandom(1)).generate([clusters[0][:2]], [ZCDPAccountant()])
 
         decoder = PrivatePredictionDecoder(lm, clip=args.clip, temperature=args.temperature, max_new_tokens=T,
-                                           random=SeededRandom(args.seed), memory_budget_gb=args.memory_budget_gb)
+                                           random=SeededRandom(args.seed), memory_budget_gb=args.memory_budget_gb,
+                                           prompt_prefix=lm.public_prefix(REPHRASE.replace("{doc}", "{document}")))
         accountants = [ZCDPAccountant() for _ in clusters]
         gc.collect()
         with PeakRSS() as mem:

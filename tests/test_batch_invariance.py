@@ -141,8 +141,10 @@ def test_keywords_of_a_document_do_not_depend_on_batch_mates(model, batch_size, 
                                        "information specific to the content.\nDocument: {document}")
 
 
-def test_embedding_of_a_document_does_not_depend_on_batch_mates(tiny_st_folder):  # noqa: F811
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
+def test_embedding_of_a_document_does_not_depend_on_batch_mates(tiny_st_folder, dtype):  # noqa: F811
     emb = Embedder.load(tiny_st_folder, device="cpu")
+    emb.model.to(dtype)
     lone = "a patient with red skin"
     mates = ["the patient doctor " + " ".join(["fever cough rash"] * k) for k in range(1, 15)]
     alone = emb.encode([lone])[0]
@@ -171,7 +173,7 @@ def test_private_prediction_scores_do_not_depend_on_other_clusters(model, engine
         assert not torch.equal(z_lone, z_big)
 
 
-def test_dp_rag_answer_does_not_depend_on_other_questions_documents(tiny_lm):
+def test_dp_rag_answer_does_not_depend_on_other_questions_documents(model):
     """One decoder call serves all questions of a DP-RAG call (public weight 0): the documents
     retrieved for another question share the batch. Question 1's scores z at every step — recorded
     where they are sampled — are the same with and without question 2."""
@@ -191,7 +193,7 @@ def test_dp_rag_answer_does_not_depend_on_other_questions_documents(tiny_lm):
                       max_document_tokens=60, public_weight=0.0)
     runs = []
     for questions in (["a patient with flu"], ["a patient with flu", "the doctor and the blood test"]):
-        session = DPRAGSession(docs, cfg, lm=tiny_lm, embedder=HashEmbedder(dim=32), seed=0)
+        session = DPRAGSession(docs, cfg, lm=make_lm(model), embedder=HashEmbedder(dim=32), seed=0)
         session._sampling_random = Recording()
         answers = session.answer(questions)
         runs.append((answers, session._sampling_random.steps))

@@ -166,6 +166,8 @@ def test_sliding_window_model_takes_the_generic_engine(tiny_lm_factory):
 
 @pytest.mark.parametrize("engine", ["shared", "fast"])
 def test_shared_prefix_and_shared_documents_are_computed_once(tiny_lm_factory, engine, monkeypatch):
+    from dpsynrag.models._engine import bucket_width
+
     lm = tiny_lm_factory(engine=engine)
     calls = []
     forward = lm.runner.forward
@@ -184,16 +186,18 @@ def test_shared_prefix_and_shared_documents_are_computed_once(tiny_lm_factory, e
     decoder(lm, max_new_tokens=T, prompt_prefix=prefix).generate(clusters, [ZCDPAccountant() for _ in clusters])
     prefills = [c for c in calls if c[1] > 1]
     steps = [c for c in calls if c[1] == 1]
-    # one forward for the public prefix (batch 1), then every distinct document exactly once, alone
+    # one forward for the public prefix (batch 1), then every distinct document exactly once, alone,
+    # its rest left-padded to a public bucket width
     assert prefills[0] == (1, len(prefix))
-    assert prefills[1:] == [(1, len(lm.encode(t)) - len(prefix)) for t in p]
+    assert prefills[1:] == [(1, bucket_width(len(lm.encode(t)) - len(prefix))) for t in p]
     # T - 1 decode steps (the first token comes from the prefill), each one forward of the fixed
     # public row count (the 11 memberships and dummy rows)
     assert len(steps) == T - 1 and all(c[0] == 32 for c in steps)
     # a second call with the same public prefix reuses its keys/values
     calls.clear()
     decoder(lm, max_new_tokens=1, prompt_prefix=prefix).generate([[p[3], p[1]]], [ZCDPAccountant()])
-    assert calls == [(1, len(lm.encode(p[3])) - len(prefix)), (1, len(lm.encode(p[1])) - len(prefix))]
+    assert calls == [(1, bucket_width(len(lm.encode(p[3])) - len(prefix))),
+                     (1, bucket_width(len(lm.encode(p[1])) - len(prefix)))]
 
 
 # ---------------------------------------------------------------------------------------------

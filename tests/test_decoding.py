@@ -119,8 +119,11 @@ def test_clipping_functions_bound_every_coordinate_by_c_exactly():
         y = torch.as_tensor(gen.normal(0, gen.uniform(0.1, 40), size=(4, 30)), dtype=torch.float32)
         for out in (clip_logits(x, c), clip_logit_differences(x, y, c)):
             assert out.dtype == torch.float32 and float(out.abs().max()) <= c
-    with pytest.raises(ConfigError, match="finite"):
-        clip_logit_differences(torch.tensor([[0.0, float("-inf")]]), torch.zeros(1, 2), 1.0)
+    # non-finite scores never abort: an infinite difference clips to ±c, an undefined one is 0
+    inf = float("inf")
+    out = clip_logit_differences(torch.tensor([[0.0, -inf, -inf, inf, float("nan")]]),
+                                 torch.tensor([[0.0, 0.0, -inf, 0.0, 0.0]]), 0.5)
+    assert out.tolist() == [[0.0, -0.5, 0.0, 0.5, 0.0]]
     with pytest.raises(ConfigError, match="shape"):
         clip_logit_differences(torch.zeros(2, 3), torch.zeros(1, 3), 1.0)
 

@@ -346,20 +346,23 @@ class AuditResult:
 
     Attributes:
         claimed_epsilon, claimed_delta: the build's guarantee (its calibration target).
+        claimed_epsilon_tight: the report's ε for the same ρ and δ under the tight conversion
+            (Canonne–Kamath–Steinke); the build claims this smaller ε too, so it is the one tested.
         confidence: confidence of the lower bounds.
         canaries: m. included: canaries whose coin put them in the build.
         k_in, k_out: guesses IN and OUT (r = k_in + k_out); correct: v.
         epsilon_lower_bound: the bound at the claimed δ (the one compared with the claim).
-        epsilon_lower_bound_pure: the bound for pure ε-DP (δ = 0), for reference.
-        max_epsilon_lower_bound: the largest bound this design can report (v = r) at the claimed δ;
-            max_epsilon_lower_bound_pure: the same for δ = 0.
-        refuted: True when the lower bound exceeds the claimed ε (a privacy failure).
+        max_epsilon_lower_bound: the largest bound this design can report (v = r) at the claimed δ.
+        refuted: True when the lower bound exceeds the smaller claimed ε (``claimed_epsilon_tight``):
+            a privacy failure. (No pure-DP bound is reported: the build claims δ > 0, and a δ = 0
+            bound is not a valid lower bound for it.)
         corpus: the audited corpus folder. seed: the audit's seed. details: per canary id, secret, coin,
             score and guess.
     """
 
     claimed_epsilon: float
     claimed_delta: float
+    claimed_epsilon_tight: float
     confidence: float
     canaries: int
     included: int
@@ -367,9 +370,7 @@ class AuditResult:
     k_out: int
     correct: int
     epsilon_lower_bound: float
-    epsilon_lower_bound_pure: float
     max_epsilon_lower_bound: float
-    max_epsilon_lower_bound_pure: float
     refuted: bool
     corpus: str
     seed: int
@@ -389,11 +390,12 @@ class AuditResult:
         verdict = ("REFUTED: the build leaks more than its claimed epsilon" if self.refuted
                    else "consistent with the claim")
         return (
-            f"claimed epsilon={self.claimed_epsilon:g}, delta={self.claimed_delta:g}; {self.canaries} canaries "
+            f"claimed epsilon={self.claimed_epsilon:g} (tight conversion: {self.claimed_epsilon_tight:.3f}), "
+            f"delta={self.claimed_delta:g}; {self.canaries} canaries "
             f"({self.included} included), {self.guesses} guesses ({self.k_in} IN, {self.k_out} OUT), "
             f"{self.correct} correct; epsilon lower bound at {100 * self.confidence:g}% confidence: "
-            f"{self.epsilon_lower_bound:.3f} (pure DP: {self.epsilon_lower_bound_pure:.3f}); largest bound this "
-            f"design can reach: {self.max_epsilon_lower_bound:.3f} (pure DP: {self.max_epsilon_lower_bound_pure:.3f}) "
+            f"{self.epsilon_lower_bound:.3f} at the claimed delta; largest bound this "
+            f"design can reach: {self.max_epsilon_lower_bound:.3f} "
             f"-> {verdict}. A pass only rules out leaks that this design could detect: claims above "
             f"{self.max_epsilon_lower_bound:.3f} cannot be refuted with {self.canaries} canaries."
         )
@@ -481,6 +483,7 @@ def run_audit(
     result = AuditResult(
         claimed_epsilon=float(config.epsilon),
         claimed_delta=delta,
+        claimed_epsilon_tight=float(corpus.privacy_report.epsilon_tight),
         confidence=float(confidence),
         canaries=m,
         included=int(sum(c.included for c in design)),
@@ -488,10 +491,8 @@ def run_audit(
         k_out=k_out,
         correct=correct,
         epsilon_lower_bound=bound,
-        epsilon_lower_bound_pure=epsilon_lower_bound(m, r, correct, delta=0.0, confidence=confidence),
         max_epsilon_lower_bound=max_epsilon_lower_bound(m, r, delta=delta, confidence=confidence),
-        max_epsilon_lower_bound_pure=max_epsilon_lower_bound(m, r, delta=0.0, confidence=confidence),
-        refuted=bool(bound > config.epsilon),
+        refuted=bool(bound > min(float(config.epsilon), float(corpus.privacy_report.epsilon_tight))),
         corpus=str(corpus.path),
         seed=seed,
         details=[{"id": c.id, "secret": c.secret, "included": c.included, "score": float(s), "guess": int(g)}
@@ -583,13 +584,12 @@ def audit_command(
     table.add_column("value", justify="right")
     rows = [
         ("claimed epsilon (delta)", f"{result.claimed_epsilon:g} ({result.claimed_delta:g})"),
+        ("claimed epsilon, tight conversion (tested)", f"{result.claimed_epsilon_tight:.3f}"),
         ("canaries m (included)", f"{result.canaries} ({result.included})"),
         ("guesses r (IN + OUT)", f"{result.guesses} ({result.k_in} + {result.k_out})"),
         ("correct guesses v", str(result.correct)),
         ("epsilon lower bound (claimed delta)", f"{result.epsilon_lower_bound:.3f}"),
-        ("epsilon lower bound (pure DP)", f"{result.epsilon_lower_bound_pure:.3f}"),
         ("largest reachable bound (claimed delta)", f"{result.max_epsilon_lower_bound:.3f}"),
-        ("largest reachable bound (pure DP)", f"{result.max_epsilon_lower_bound_pure:.3f}"),
     ]
     for name, value in rows:
         table.add_row(name, value)

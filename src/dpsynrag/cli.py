@@ -426,6 +426,7 @@ def demo(
     documents: Optional[int] = typer.Option(None, help="Override the number of database documents."),
     questions: Optional[int] = typer.Option(None, help="Override the number of validation questions."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Reproducible run (not for release)."),
+    decoding: Optional[str] = typer.Option(None, "--decoding", help="Override the preset's decoding: paper | public-prior | invisibleink."),
 ) -> None:
     """The main job: a DP synthetic corpus of Medical Synth at epsilon=10, compared with Non-RAG and RAG."""
     from dpsynrag.demo import run_demo
@@ -433,7 +434,7 @@ def demo(
     try:
         run_demo(
             preset=preset, data_dir=data_dir, out_dir=out, model=model, embedder=embedder, documents=documents,
-            questions=questions, seed=seed, console=console,
+            questions=questions, seed=seed, decoding=decoding, console=console,
         )
     except DpsynragError as exc:
         _fail(exc)

@@ -52,6 +52,8 @@ class DemoPreset:
     top_k: int
     answer_tokens: int
     self_filter: bool
+    clustering: str = "paper"
+    decoding: str = "paper"
 
 
 PRESETS = {
@@ -78,6 +80,7 @@ def run_demo(
     epsilon: float = 10.0,
     delta: float = 1e-3,
     seed: int | None = None,
+    decoding: str | None = None,
     console: Console | None = None,
 ) -> dict:
     """Run the demo; returns the results dictionary (also written to ``out_dir/results.json``).
@@ -116,11 +119,17 @@ def run_demo(
     emb = Embedder.load(embedder)
     console.print(f"model: {lm.name}; embedder: {emb.name}")
 
-    config = BuildConfig(
-        epsilon=epsilon, delta=delta, task="medical", model=model, embedder=embedder, K=p.K, R=p.R, L=p.L, k=p.k,
-        T=p.T, extractor=p.extractor, open_vocabulary=p.open_vocabulary, max_document_tokens=p.max_document_tokens,
-        self_filter=p.self_filter, seed=seed,
-    )
+    from pydantic import ValidationError
+
+    try:
+        config = BuildConfig(
+            epsilon=epsilon, delta=delta, task="medical", model=model, embedder=embedder, K=p.K, R=p.R, L=p.L, k=p.k,
+            T=p.T, extractor=p.extractor, open_vocabulary=p.open_vocabulary, max_document_tokens=p.max_document_tokens,
+            self_filter=p.self_filter, clustering=p.clustering,
+            decoding=decoding or p.decoding, seed=seed,
+        )
+    except ValidationError as exc:
+        raise ConfigError("; ".join(f"{'.'.join(map(str, e['loc'])) or 'config'}: {e['msg']}" for e in exc.errors())) from None
     t = time.time()
     corpus = build_corpus(database, out / "corpus", config, lm=lm, embedder=emb, overwrite=True, progress=True)
     build_s = time.time() - t

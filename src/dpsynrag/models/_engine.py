@@ -17,7 +17,7 @@ prompt, the tokens fed to it and public constants only:
    that starts with exactly those ids (checked per prompt). The prefix is computed alone (batch 1)
    and kept for the next batch (:class:`PrefixCache`). Nothing is derived from the private prompts
    jointly (no common prefix of the batch).
-2. **One prompt per prefill forward**, at its exact length (``[1, len(prompt) - len(prefix)]``).
+2. **One prompt per prefill forward**: ``[1, bucket_width(len(prompt) - len(prefix))]``, left-padded.
 3. **Widths from the prompt alone.** A prompt's keys/values are stored left-padded to
    :func:`bucket_width` (its length rounded up to a multiple of ``BUCKET_TOKENS``): the layout
    ``[padding | prompt | generated tokens]``. Padding is masked; explicit positions number the real
@@ -29,11 +29,19 @@ prompt, the tokens fed to it and public constants only:
    ``rows_per_group`` of query slots (``GROUP_ROWS`` by default); a prompt continued by more rows
    is stored once per group of that many rows.
 
+6. **Row-independent attention kernels.** Decode-step attention is plain matrix products
+   (:func:`_attend`), or torch's math SDPA backend on CPU for the fast and generic engines: torch's
+   CPU flash-attention kernel, with several threads, rounds a batch entry differently depending on
+   the thread that computes it, i.e. on its position and on the batch count (observed on
+   ``[32, 2, 2, 33]`` queries/keys).
+
 What still varies with the batch is which other rows share a tensor, a row's position in it, and
-the batch count of the attention over stored prompts; the kernels compute each row (each batch
-entry) on its own, with no reduction across rows. Tested bit for bit, in float32 and bfloat16 on
-CPU, with and without other documents in the batch (tests/test_batch_invariance.py). On CUDA it is
-unmeasured: ``benchmarks/check_invariance_gpu.py`` checks it there.
+the batch count of the attention over stored prompts; the kernels used compute each row (each
+batch entry) on its own, with no reduction across rows. Guaranteed and tested bit for bit in
+float32 and bfloat16 on CPU, with and without other documents in the batch, for every engine
+(tests/test_batch_invariance.py; ``benchmarks/check_invariance_gpu.py --device cpu`` checks it
+with the real default model). On CUDA it is unmeasured — cuBLAS and SDPA may choose kernels by
+batch count — and ``benchmarks/check_invariance_gpu.py`` checks it there.
 
 Three engines (``ModelRunner.mode``):
 
@@ -448,49 +456,54 @@ class RowBatch:
             pre = tuple(int(t) for t in public_prefix)
             if any(len(p) > len(pre) and p[: len(pre)] == pre for p in prompts):
                 prefix = runner.prefix_kv(pre)
-        used = sorted(set(src))
+        copy_kv = None  # nothing to store when no token will be fed
+        if self.capacity_new > 0:
+            copy_kv = (self._plan_shared if self.mode == "shared" else self._plan_tiles)(prompts, src)
         first = None
-        if self.capacity_new == 0:
-            for p in used:
-                logits, _ = self._prefill_one(prompts[p], prefix)
-                first = logits.new_empty((len(prompts), logits.shape[-1])) if first is None else first
-                first[p] = logits[0]
-        else:
-            store = self._plan_shared if self.mode == "shared" else self._plan_tiles
-            copy_kv = store(prompts, src)
-            for p in used:
-                logits, kv = self._prefill_one(prompts[p], prefix)
-                first = logits.new_empty((len(prompts), logits.shape[-1])) if first is None else first
-                first[p] = logits[0]
+        for p in sorted(set(src)):
+            logits, kv = self._prefill_one(prompts[p], prefix)
+            first = logits.new_empty((len(prompts), logits.shape[-1])) if first is None else first
+            first[p] = logits[0]
+            if copy_kv is not None:
                 copy_kv(p, kv)
-            if self.mode == "shared":
-                self._layout()
+        if copy_kv is not None and self.mode == "shared":
+            self._layout()
         self.first_logits = first.index_select(0, torch.as_tensor(src, device=first.device)).float()
 
     # -- prefill: one prompt per forward -------------------------------------------------------
 
     def _prefill_one(self, ids: tuple[int, ...], prefix: PrefixCache | None):
         """Logits ``[1, model_vocab]`` after ``ids`` and its keys/values ``[(k, v)]`` per layer, each
-        ``[1, kv_heads, len(ids), dim]``; computed alone, after the public prefix when ``ids`` starts with it."""
+        ``[1, kv_heads, len(ids), dim]``, computed alone: after the public prefix when ``ids`` starts
+        with it, the rest left-padded to :func:`bucket_width` (one input shape per bucket, so the
+        kernels' set-up for a shape is reused: a shape of its own per prompt length costs more)."""
         dev = self.runner.device
         n = len(ids)
         p = len(prefix.ids) if prefix is not None and n > len(prefix.ids) and ids[: len(prefix.ids)] == prefix.ids else 0
+        r = n - p
+        wr = bucket_width(r)
+        width = p + wr
         if p:
             layers = []
             for k, v in prefix.kv:
-                bk = k.new_empty((1, k.shape[1], n, k.shape[3]))
-                bv = v.new_empty((1, v.shape[1], n, v.shape[3]))
+                bk = k.new_empty((1, k.shape[1], width, k.shape[3]))
+                bv = v.new_empty((1, v.shape[1], width, v.shape[3]))
                 bk[:, :, :p] = k
                 bv[:, :, :p] = v
-                layers.append(_BufferLayer(n, bk, bv, p))
+                layers.append(_BufferLayer(width, bk, bv, p))
         else:
-            layers = [_BufferLayer(n) for _ in range(_num_layers(self.runner.model))]
+            layers = [_BufferLayer(width) for _ in range(_num_layers(self.runner.model))]
         cache = _buffer_cache(layers)
-        logits = self.runner.forward(
-            torch.tensor([ids[p:]], dtype=torch.long, device=dev), torch.ones((1, n), dtype=torch.long, device=dev),
-            torch.arange(p, n, device=dev)[None, :], cache,
-        )
-        return logits, [(layer.buf_k, layer.buf_v) for layer in cache.layers]
+        tokens = torch.zeros((1, wr), dtype=torch.long)
+        mask = torch.zeros((1, width), dtype=torch.long)
+        pos = torch.full((1, wr), p, dtype=torch.long)
+        tokens[0, wr - r :] = torch.as_tensor(ids[p:])
+        mask[0, :p] = 1
+        mask[0, width - r :] = 1
+        pos[0, wr - r :] = torch.arange(p, n)
+        logits = self.runner.forward(tokens.to(dev), mask.to(dev), pos.to(dev), cache)
+        keep = lambda x: torch.cat([x[:, :, :p], x[:, :, width - r :]], dim=2)  # noqa: E731 - drop the padding
+        return logits, [(keep(layer.buf_k), keep(layer.buf_v)) for layer in cache.layers]
 
     # -- shared engine --------------------------------------------------------------------------
 

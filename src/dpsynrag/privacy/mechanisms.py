@@ -352,7 +352,10 @@ def clip_logits(logits: torch.Tensor, clip: float) -> torch.Tensor:
     clip(l) = l_cent · min(1, c / ‖l_cent‖_∞).
 
     Every output coordinate lies in [−c, c], so adding one member to a sum of clipped vectors moves
-    each coordinate by at most c. ``-inf`` logits (masked tokens) map to the row's minimum.
+    each coordinate by at most c. ``-inf`` logits (masked tokens) map to the row's minimum. A
+    degenerate row (any NaN, or no finite maximum) maps to the zero vector — also in [−c, c]^V —
+    instead of raising: whether a build finishes must not depend on one document's logits (an
+    abort would be an unaccounted release).
 
     Args:
         logits: FloatTensor [n, vocab] (any float dtype; computed in float32). n may be 0.
@@ -362,7 +365,7 @@ def clip_logits(logits: torch.Tensor, clip: float) -> torch.Tensor:
         FloatTensor [n, vocab], float32, a new tensor.
 
     Raises:
-        ConfigError: on c <= 0, a non-2-d tensor, NaN, or a row with no finite logit.
+        ConfigError: on c <= 0 or a non-2-d tensor.
     """
     if isinstance(clip, bool) or not isinstance(clip, (int, float)) or not (clip > 0) or math.isinf(clip):
         raise ConfigError(f"`clip` must be a finite number > 0. Found {clip!r}.")
@@ -371,11 +374,12 @@ def clip_logits(logits: torch.Tensor, clip: float) -> torch.Tensor:
     x = logits.to(torch.float32)
     if x.shape[0] == 0:
         return x.clone()
-    if torch.isnan(x).any():
-        raise ConfigError("`logits` must not contain NaN.")
-    row_max = x.max(dim=1, keepdim=True).values
-    if not torch.isfinite(row_max).all():
-        raise ConfigError("every row of `logits` needs a finite maximum (no all -inf or +inf rows).")
+    bad = torch.isnan(x).any(dim=1, keepdim=True)
+    row_max = x.masked_fill(bad, 0.0).max(dim=1, keepdim=True).values
+    bad = bad | ~torch.isfinite(row_max)
+    if bool(bad.any()):
+        x = x.masked_fill(bad, 0.0)  # a constant row clips to exactly 0
+        row_max = row_max.masked_fill(bad, 0.0)
     l_exp = torch.exp(x - row_max)
     mid = (l_exp.max(dim=1, keepdim=True).values + l_exp.min(dim=1, keepdim=True).values) / 2
     l_cent = l_exp - mid
@@ -399,18 +403,20 @@ def clip_logit_differences(private: torch.Tensor, public: torch.Tensor, clip: fl
     clip(p − q, −c, c) per coordinate, in float32.
 
     Every output coordinate lies in [−c, c] exactly (c rounded down to float32), so adding one member
-    to a sum of such vectors moves each coordinate by at most c.
+    to a sum of such vectors moves each coordinate by at most c. Non-finite scores never raise
+    (whether a build finishes must not depend on one document): an infinite difference clips to
+    ±c, and an undefined one (NaN, e.g. −inf − (−inf) for a token both sides mask) is 0.
 
     Args:
-        private: FloatTensor [n, vocab], a member's scores (e.g. log-probabilities); finite.
-        public: FloatTensor [n, vocab], the public scores each row is compared with; finite.
+        private: FloatTensor [n, vocab], a member's scores (e.g. log-probabilities).
+        public: FloatTensor [n, vocab], the public scores each row is compared with.
         clip: c > 0.
 
     Returns:
         FloatTensor [n, vocab], float32, a new tensor.
 
     Raises:
-        ConfigError: on c <= 0, shapes that differ or are not 2-d, or a non-finite score.
+        ConfigError: on c <= 0, or shapes that differ or are not 2-d.
     """
     if isinstance(clip, bool) or not isinstance(clip, (int, float)) or not (clip > 0) or math.isinf(clip):
         raise ConfigError(f"`clip` must be a finite number > 0. Found {clip!r}.")
@@ -419,10 +425,8 @@ def clip_logit_differences(private: torch.Tensor, public: torch.Tensor, clip: fl
             f"`private` and `public` must both have shape [n, vocab]. Found {tuple(private.shape)} and {tuple(public.shape)}."
         )
     p, q = private.to(torch.float32), public.to(torch.float32)
-    if not (torch.isfinite(p).all() and torch.isfinite(q).all()):
-        raise ConfigError("the scores of difference clipping must be finite.")
     bound = _float32_bound(clip)
-    return torch.clamp(p - q, min=-bound, max=bound)
+    return torch.nan_to_num(torch.clamp(p - q, min=-bound, max=bound), nan=0.0)
 
 
 def sample_private_tokens(
