@@ -129,3 +129,47 @@ def test_folder_and_file_times_are_the_manifest_created_time(tmp_path):
     for name, st in stats.items():
         assert st.st_mtime == created and st.st_atime == created, name
     assert (out / "build.log").read_text() == "INFO dpsynrag.build stage 1: a public parameter\n"
+
+
+def test_a_folder_that_appears_while_the_build_runs_is_never_deleted(tmp_path):
+    out = tmp_path / "c"
+    with pytest.raises(FileExistsError, match="appeared while the build ran"):
+        with CorpusWriter(out) as w:
+            out.mkdir()
+            (out / "thesis.txt").write_text("precious")
+            w.finish(RECORDS, {"method": "test"}, OnesEmbedder())
+    assert (out / "thesis.txt").read_text() == "precious" and sorted(p.name for p in tmp_path.iterdir()) == ["c"]
+    # with --overwrite too: only a corpus folder is ever replaced, also at the end of the build
+    _write(tmp_path / "d")
+    with pytest.raises(FileExistsError, match="no longer a corpus folder"):
+        with CorpusWriter(tmp_path / "d", overwrite=True) as w:
+            (tmp_path / "d" / MANIFEST).unlink()
+            w.finish(RECORDS, {"method": "test"}, OnesEmbedder())
+    assert (tmp_path / "d").is_dir() and not any(p.name.startswith(".d.partial") for p in tmp_path.iterdir())
+    # a corpus folder written by another build meanwhile is replaced only with overwrite
+    _write(tmp_path / "x")
+    with CorpusWriter(tmp_path / "e", overwrite=True) as w:
+        (tmp_path / "x").rename(tmp_path / "e")
+        w.finish(RECORDS[:1], {"method": "second"}, OnesEmbedder())
+    assert json.loads((tmp_path / "e" / MANIFEST).read_text())["method"] == "second"
+
+
+def test_an_out_dir_that_cannot_be_created_is_a_clear_error(tmp_path):
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ConfigError, match="cannot create the corpus folder"):
+        with CorpusWriter(tmp_path / "file" / "sub"):
+            pass
+
+
+def test_a_corrupt_index_or_texts_file_is_a_clear_error(tmp_path):
+    from dpsynrag.corpus import INDEX, TEXTS
+    from dpsynrag.errors import CorpusError
+
+    _write(tmp_path / "c")
+    (tmp_path / "c" / INDEX).write_bytes(b"garbage")
+    with pytest.raises(CorpusError, match=f"corrupt file {INDEX}"):
+        SyntheticCorpus.load(tmp_path / "c")
+    _write(tmp_path / "d")
+    (tmp_path / "d" / TEXTS).write_text("{not json\n")
+    with pytest.raises(CorpusError, match=f"corrupt file {TEXTS}"):
+        SyntheticCorpus.load(tmp_path / "d")

@@ -248,7 +248,11 @@ def _pydantic_message(exc, flags: dict[str, str] | None = None) -> str:
     for e in exc.errors():
         where = ".".join(str(x) for x in e.get("loc", ())) or "config"
         label = f"{flags[where]} (`{where}`)" if flags and where in flags else f"`{where}`"
-        parts.append(f"{label}: {e.get('msg')} (found {e.get('input')!r})")
+        # a model-level check (no field) gets the whole input: its message names the fields already
+        found = "" if where == "config" or isinstance(e.get("input"), dict) else f" (found {e.get('input')!r})"
+        if e.get("msg", "").rstrip(".").endswith(f"Found {e.get('input')!r}"):
+            found = ""
+        parts.append(f"{label}: {e.get('msg')}{found}")
     return "; ".join(parts)
 
 

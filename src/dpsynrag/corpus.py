@@ -127,12 +127,16 @@ class CorpusWriter:
             )
         if self.out.exists():
             if not overwrite:
-                raise FileExistsError(f"`out_dir` {self.out} already exists; choose another folder or overwrite it.")
+                raise FileExistsError(
+                    f"`out_dir` {self.out} already exists; choose another folder or replace it (--overwrite; "
+                    "overwrite=True)."
+                )
             if not self.out.is_dir() or not (self.out / MANIFEST).is_file():
                 raise FileExistsError(
                     f"`out_dir` {self.out} exists and is not a corpus folder (no {MANIFEST}); refusing to replace "
                     "it: choose another folder."
                 )
+        self.overwrite = bool(overwrite)
         self.partial = target.parent / f".{target.name}.partial-{os.getpid()}"
         self._handler: logging.Handler | None = None
         self._log = io.StringIO()
@@ -155,7 +159,12 @@ class CorpusWriter:
         self._remove_stale_partials()
         if self.partial.exists():
             shutil.rmtree(self.partial)
-        self.partial.mkdir(parents=True)
+        try:
+            self.partial.mkdir(parents=True)
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot create the corpus folder {self.out} (--out): {exc.strerror or type(exc).__name__}."
+            ) from None
         self._log = io.StringIO()
         self._handler = logging.StreamHandler(self._log)
         self._handler.setFormatter(logging.Formatter("%(levelname)s %(name)s %(message)s"))
@@ -212,7 +221,20 @@ class CorpusWriter:
         (self.partial / MANIFEST).write_text(json.dumps(full, indent=2, ensure_ascii=False))
         self._close_log()
         (self.partial / LOG).write_text(self._log.getvalue(), encoding="utf-8")
-        if self.out.exists():
+        # Checked again at the end: something may have appeared at out_dir while the build ran (a
+        # folder the user made, another build): never delete what is not a corpus folder, and replace
+        # a corpus folder only when asked to.
+        if self.out.exists() or self.out.is_symlink():
+            if not self.overwrite:
+                raise FileExistsError(
+                    f"`out_dir` {self.out} appeared while the build ran (another build to the same folder?); "
+                    "it was left as it is and this build's corpus was not written."
+                )
+            if self.out.is_symlink() or not self.out.is_dir() or not (self.out / MANIFEST).is_file():
+                raise FileExistsError(
+                    f"`out_dir` {self.out} is no longer a corpus folder (no {MANIFEST}); it was left as it is and "
+                    "this build's corpus was not written."
+                )
             shutil.rmtree(self.out)
         self.partial.rename(self.out)
         corpus = SyntheticCorpus.load(self.out)
@@ -337,18 +359,24 @@ class SyntheticCorpus:
         for name in (TEXTS, INDEX, INDEX_IDS):
             if not (p / name).is_file():
                 raise CorpusError(f"corpus folder {p} is incomplete: {name} is missing. Rebuild it.")
+        name = MANIFEST
         try:
             manifest = json.loads((p / MANIFEST).read_text(encoding="utf-8"))
+            name = TEXTS
             records = [json.loads(line) for line in (p / TEXTS).read_text(encoding="utf-8").splitlines() if line]
+            name = INDEX_IDS
             index_ids = json.loads((p / INDEX_IDS).read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise CorpusError(f"corpus folder {p} has a corrupt file: {exc}") from exc
+            raise CorpusError(f"corpus folder {p} has a corrupt file {name}: {exc}") from exc
         if manifest.get("format_version") != FORMAT_VERSION:
             raise CorpusError(
                 f"corpus folder {p} has format_version {manifest.get('format_version')!r}; "
                 f"this dpsynrag reads {FORMAT_VERSION}."
             )
-        index = VectorIndex.load(p / INDEX)
+        try:
+            index = VectorIndex.load(p / INDEX)
+        except RuntimeError as exc:  # faiss reports a damaged or foreign file as RuntimeError
+            raise CorpusError(f"corpus folder {p} has a corrupt file {INDEX} (not a readable index). Rebuild it.") from exc
         if len(index) != len(index_ids):
             raise CorpusError(f"corpus folder {p}: the index holds {len(index)} vectors for {len(index_ids)} ids.")
         return cls(p, manifest, records, index, index_ids)
