@@ -60,6 +60,8 @@ VARIANTS: dict[str, tuple[str, dict]] = {
                        dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="paper")),
     "public-prior": ("K=1, L=1, R=48, k=40, public-prior decoding (omega=1)",
                      dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior")),
+    "public-prior-0.25": ("K=1, L=1, R=48, k=40, public-prior decoding (omega=0.25)",
+                          dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior", public_weight=0.25)),
     "invisibleink": ("K=1, L=1, R=48, k=40, InvisibleInk decoding (lambda=1)",
                      dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="invisibleink")),
     "primary-K3": ("K=3, L=1, R=48, k=40, primary clustering, InvisibleInk decoding",

@@ -140,3 +140,7 @@ def test_build_config_calibrates_over_min_L_K_when_clustering_on_keywords():
     assert cal.clip == pytest.approx(direct.clip, rel=1e-12) and cal.L == 1
     assert epsilon_from_rho(cal.plan(num_clusters=40).rho, 1e-3) == pytest.approx(10.0, rel=1e-6)
     assert BuildConfig(epsilon=10.0, delta=1e-3, K=1, R=40, L=3, T=8, task="medical", match_text=True).L_effective == 3
+    # the report says why L was read as a smaller number
+    assert cfg.plan_notes == ["L = 3 acts as L = 1: a document holds at most K = 1 keywords, so a document joins at "
+                              "most 1 clusters and the budget is calibrated over 1"]
+    assert BuildConfig(epsilon=10.0, delta=1e-3, K=3, R=40, L=3, T=8, task="medical").plan_notes == []

@@ -272,7 +272,7 @@ def test_config_errors(tmp_path):
     config = EvalConfig.create(task="medical", out=tmp_path, methods="rag", documents=0, questions=7,
                                synrag={"R": 5})
     assert config.preset.documents is None and config.preset.questions == 7
-    assert config.preset.synrag["R"] == 5 and config.preset.synrag["K"] == 3  # merged into the preset's
+    assert config.preset.synrag["R"] == 5 and config.preset.synrag["K"] == 1  # merged into the preset's
 
 
 def test_cli_rejects_bad_input_before_loading_anything(tmp_path):

@@ -81,7 +81,7 @@ def budget(
             open_vocabulary_delta=open_vocabulary_delta,
         )
         cal = config.calibrate()
-        report = PrivacyReport.from_plan(config.plan(cal), delta=delta, parameters=cal.to_dict())
+        report = PrivacyReport.from_plan(config.plan(cal), delta=delta, parameters=cal.to_dict(), notes=config.plan_notes)
     except ValidationError as exc:
         _fail(ConfigError(_pydantic_message(exc, _BUILD_FLAGS)))
         return

@@ -6,8 +6,10 @@
   documents (the first rows of ``database.jsonl`` are sorted by patient name, so their first names repeat
   and would become keywords; at 1,000 documents about 50 keywords clear the open-vocabulary threshold,
   mostly disease names), the first 100 validation questions, 10 + 10 attack prompts, top-5 retrieval,
-  24-token answers; DP-SynRAG with the rarity keyword extractor, K = 3, open vocabulary, R = 24, L = 3,
-  k = 30, T = 48; DP-RAG with 24 answer tokens (top-p 0.02); DP-Synth with 10 batches of 100 and T = 32;
+  24-token answers; DP-SynRAG with the rarity keyword extractor, K = 1 (each document votes for its most
+  specific word only: distinct topics, and a document joins one cluster, so every cluster gets the whole
+  per-cluster budget; the L = 1 ablation is then the same build), open vocabulary, R = 48, L = 1,
+  k = 30, T = 48, public-prior decoding with ω = 0.25 (benchmarks/results/bench_utility.md); DP-RAG with 24 answer tokens (top-p 0.02); DP-Synth with 10 batches of 100 and T = 32;
   Aug-PE with a population of 48, 3 iterations, T = 32. Multi-query: m in {1, 2, 5} at
   ε_total = 10 on 50 questions, about 20 minutes (smaller per-query budgets make DP-RAG's private
   threshold retrieve hundreds of documents per query: at m = 10, ε = 1 per query, 25 questions did not
@@ -110,7 +112,8 @@ PRESETS: dict[str, EvalPreset] = {
         top_k=5,
         answer_tokens=24,
         synrag=_frozen(dict(
-            K=3, R=24, L=3, k=30, T=48, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
+            K=1, R=48, L=1, k=30, T=48, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
+            decoding="public-prior", public_weight=0.25,
         )),
         dp_rag=_frozen(dict(max_new_tokens=24, max_document_tokens=96)),
         dp_synth=_frozen(dict(batch_size=100, T=32, max_document_tokens=96)),

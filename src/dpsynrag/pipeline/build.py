@@ -318,7 +318,8 @@ def build_corpus(
             plan=config.plan(cal),  # the guarantee: fixed before any data was read (R clusters, not len(W))
             parameters={**cal.to_dict(), "decoding": decoding},
             secure_randomness=random.is_secure,
-            notes=[] if random.is_secure else ["seeded randomness: reproducible output, NOT FOR RELEASE"],
+            notes=config.plan_notes
+            + ([] if random.is_secure else ["seeded randomness: reproducible output, NOT FOR RELEASE"]),
         )
         return writer.finish_build(
             records, method="dp-synrag", config=config, report=report, lm=lm, embedder=embedder,

@@ -167,6 +167,16 @@ class BuildConfig(BaseModel):
             open_vocabulary_delta=self.hist_delta,
         )
 
+    @property
+    def plan_notes(self) -> list[str]:
+        """Notes for the privacy report about how the plan reads the parameters (public)."""
+        if self.L_effective == self.L:
+            return []
+        why = (f"only R = {self.R} clusters exist" if self.L_effective == self.R
+               else f"a document holds at most K = {self.K} keywords")
+        return [f"L = {self.L} acts as L = {self.L_effective}: {why}, so a document joins at most "
+                f"{self.L_effective} clusters and the budget is calibrated over {self.L_effective}"]
+
     def plan(self, calibrated: CalibratedBudget | None = None) -> ComposedEvent:
         """The build's privacy plan, fixed before any data is read: the keyword histogram, then ``R``
         clusters paid by overlapping parallel composition (min(:attr:`L_effective`, R) × one cluster's
