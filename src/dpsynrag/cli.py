@@ -422,7 +422,7 @@ def report(
 
 @app.command()
 def demo(
-    preset: str = typer.Option("cpu", help="cpu (2 cores, offline SmolLM2, ~15 min) | paper (GPU, stronger --model)."),
+    preset: str = typer.Option("cpu", help="cpu (2 cores, offline SmolLM2, ~18 min) | paper (GPU, stronger --model)."),
     data_dir: Optional[Path] = typer.Option(None, help="Medical Synth folder (default: ../shared/data/medical_synth, or a verified download)."),
     out: Path = typer.Option(Path("runs/demo"), "--out", help="Where the corpus and results.json go."),
     model: Optional[str] = typer.Option(None, "--model", help="Language model: hub id, folder or GGUF file."),

@@ -5,7 +5,7 @@ Medical Synth database, answers validation questions three ways (Non-RAG; RAG ov
 documents, no DP; RAG over the synthetic corpus), and prints an accuracy table, the privacy report and
 three synthetic texts. Presets:
 
-* ``cpu`` (default): sized for 2 CPU cores and the offline SmolLM2-135M model (about 10–15 minutes):
+* ``cpu`` (default): sized for 2 CPU cores and the offline SmolLM2-135M model (about 18 minutes):
   2,000 database documents drawn at random with the public seed 0 (the file is sorted by patient
   name, so its first rows share first names), the first 100 validation questions, the per-document
   rarity keyword extractor with K = 1 (each document votes for its most specific word, so the released
