@@ -19,6 +19,21 @@ from dpsynrag.models import _defaults
 from dpsynrag.models.lm import _looks_like_path, resolve_device
 
 
+def _check_texts(texts: Sequence[str]) -> list[str]:
+    """``texts`` as a list of strings.
+
+    Raises:
+        DataError: a single string, or an element that is not a string.
+    """
+    if isinstance(texts, (str, bytes)):
+        raise DataError("`texts` must be a sequence of strings, not one string.")
+    texts = list(texts)
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise DataError(f"texts[{i}] must be a string. Found {type(t).__name__}.")
+    return texts
+
+
 class Embedder:
     """A sentence-embedding model with unit-norm float32 output.
 
@@ -106,12 +121,7 @@ class Embedder:
         Raises:
             DataError: ``texts`` is a single string or holds a non-string.
         """
-        if isinstance(texts, (str, bytes)):
-            raise DataError("`texts` must be a sequence of strings, not one string.")
-        texts = list(texts)
-        for i, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise DataError(f"texts[{i}] must be a string. Found {type(t).__name__}.")
+        texts = _check_texts(texts)
         limit = self.max_tokens
         if limit is None or not texts:
             return 0
@@ -143,12 +153,7 @@ class Embedder:
         """
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
             raise ConfigError(f"`batch_size` must be an integer >= 1. Found {batch_size!r}.")
-        if isinstance(texts, (str, bytes)):
-            raise DataError("`texts` must be a sequence of strings, not one string.")
-        texts = list(texts)
-        for i, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise DataError(f"texts[{i}] must be a string. Found {type(t).__name__}.")
+        texts = _check_texts(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         emb = self.model.encode(

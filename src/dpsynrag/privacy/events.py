@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from dpsynrag.errors import ConfigError
 from dpsynrag.privacy.discrete import discrete_gaussian_tail
@@ -93,9 +93,11 @@ class GaussianEvent(PrivacyEvent):
     def rho(self) -> float:
         return self.sensitivity**2 / (2.0 * self.sigma**2)
 
+    _mechanism: ClassVar[str] = "gaussian"
+
     def describe(self):
         return {
-            "mechanism": "gaussian",
+            "mechanism": self._mechanism,
             "name": self.name,
             "l2_sensitivity": self.sensitivity,
             "sigma": self.sigma,
@@ -107,7 +109,7 @@ class GaussianEvent(PrivacyEvent):
 
 
 @dataclass(frozen=True)
-class DiscreteGaussianEvent(PrivacyEvent):
+class DiscreteGaussianEvent(GaussianEvent):
     """Discrete Gaussian mechanism: release f(D) + Z, f integer-valued, Z_j ~ N_Z(0, σ²) independent.
 
     Args:
@@ -116,35 +118,11 @@ class DiscreteGaussianEvent(PrivacyEvent):
         sigma: the σ of the discrete Gaussian (counts).
         dimension: length of the released vector (informational).
 
-    Cost: rho = Δ² / (2σ²) (Canonne, Kamath & Steinke 2020, Thm. 14).
+    Cost: rho = Δ² / (2σ²) (Canonne, Kamath & Steinke 2020, Thm. 14) — the continuous Gaussian's, so
+    only the name of the mechanism in :meth:`describe` differs.
     """
 
-    name: str
-    sensitivity: float
-    sigma: float
-    dimension: int | None = None
-
-    def __post_init__(self) -> None:
-        _check_positive("sensitivity", self.sensitivity)
-        _check_positive("sigma", self.sigma)
-        if self.dimension is not None:
-            _check_count("dimension", self.dimension)
-
-    @property
-    def rho(self) -> float:
-        return self.sensitivity**2 / (2.0 * self.sigma**2)
-
-    def describe(self):
-        return {
-            "mechanism": "discrete_gaussian",
-            "name": self.name,
-            "l2_sensitivity": self.sensitivity,
-            "sigma": self.sigma,
-            "noise_multiplier": self.sigma / self.sensitivity,
-            "dimension": self.dimension,
-            "rho": self.rho,
-            "delta": 0.0,
-        }
+    _mechanism: ClassVar[str] = "discrete_gaussian"
 
 
 @dataclass(frozen=True)
