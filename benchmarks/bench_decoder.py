@@ -5,7 +5,9 @@ that, as in a real build with soft clustering, a document sits in 1..L clusters 
 are the DP-SynRAG rephrasing prompt in the model's chat template (METHOD.md §2d).
 
 * ours: :class:`dpsynrag.models.PrivatePredictionDecoder` (all clusters at once, within its memory
-  budget; the public prompt prefix and shared documents computed once; batch-invariant engine).
+  budget; the public prompt prefix and shared documents computed once; batch-invariant engine), with
+  the engine sizes a build picks: ``min(L, GROUP_ROWS)`` query slots per stored prompt and
+  ``default_step_rows(device, expected_rows=R·m)`` rows per decode forward.
 * naive: transformers' ``generate()`` one cluster at a time, the cluster's member prompts as one
   left-padded batch, with a logits processor that clips each member's logits, sums them, samples
   the token with the same mechanism (same c, τ, same ``sample_private_tokens``) and forces it on
@@ -15,8 +17,11 @@ Both run the same law. To give both exactly the same work, EOS does not end a te
 benchmark (every cluster decodes T tokens in both). As a check of the law, the first-step aggregated
 scores z of cluster 0 are computed both ways and their largest difference is reported.
 
-Reports synthetic tokens/s (R·T / s), member-token evaluations/s (Σ_r |S_r| · T / s), and peak
-resident memory of each phase (sampled every 5 ms) and of the process. Writes a JSON result; the
+Reports synthetic tokens/s (R·T / s), member-token evaluations/s (Σ_r |S_r| · T / s), the fraction
+of this machine's matrix-multiply bound that rate reaches (:func:`matmul_bound`: the model's own
+linear layers on 512 rows, measured in the same run, over 2 × their weight count FLOP per token
+evaluation; prefill is not counted as evaluations, so prompts longer than T keep the fraction well
+below 1), and peak resident memory of each phase (sampled every 5 ms) and of the process. Writes a JSON result; the
 last printed line is ``speedup: <naive seconds / ours seconds>``.
 
 Usage::
@@ -42,6 +47,7 @@ import numpy as np
 import torch
 
 from dpsynrag.models import LanguageModel, PrivatePredictionDecoder
+from dpsynrag.models._engine import GROUP_ROWS, default_step_rows
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.mechanisms import clip_logits, sample_private_tokens
 from dpsynrag.rng import SeededRandom
@@ -116,6 +122,32 @@ class PeakRSS:
         self._stop.set()
         self._thread.join()
         self.peak = max(self.peak, self.rss())
+
+
+def matmul_bound(lm: LanguageModel, seconds: float = 2.0) -> dict:
+    """The member-token evaluations per second this machine's matrix products allow right now.
+
+    Times the model's own ``nn.Linear`` layers (lm_head included) on a 512-row float32 input with
+    the current torch threads for about ``seconds``; one token evaluation costs 2 × their weight
+    count FLOP (≈ 270 MFLOP for SmolLM2-135M, issue 16). Attention, norms and the rest are not
+    counted: the bound is the rate of a forward that would be all matrix products.
+    """
+    lin = [m for m in lm.model.modules() if isinstance(m, torch.nn.Linear)]
+    flop = 2 * sum(m.weight.numel() for m in lin)
+    dtype = next(lm.model.parameters()).dtype
+    xs = {m.in_features: torch.randn(512, m.in_features, dtype=dtype, device=lm.device) for m in lin}
+    with torch.inference_mode():
+        for m in lin:
+            m(xs[m.in_features])  # warm-up
+        n, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            for m in lin:
+                m(xs[m.in_features])
+            n += 1
+        elapsed = time.perf_counter() - t0
+    gflops = n * 512 * flop / elapsed / 1e9
+    return {"gflop_per_s": gflops, "mflop_per_token_evaluation": flop / 1e6,
+            "member_token_evals_per_s": gflops * 1e9 / flop}
 
 
 class NaiveDPRagProcessor:
@@ -225,7 +257,9 @@ def main(argv=None) -> int:
 
         decoder = PrivatePredictionDecoder(lm, clip=args.clip, temperature=args.temperature, max_new_tokens=T,
                                            random=SeededRandom(args.seed), memory_budget_gb=args.memory_budget_gb,
-                                           prompt_prefix=lm.public_prefix(REPHRASE.replace("{doc}", "{document}")))
+                                           prompt_prefix=lm.public_prefix(REPHRASE.replace("{doc}", "{document}")),
+                                           rows_per_group=min(args.max_branches, GROUP_ROWS),
+                                           step_rows=default_step_rows(lm.device, expected_rows=R * M))
         accountants = [ZCDPAccountant() for _ in clusters]
         gc.collect()
         with PeakRSS() as mem:
@@ -237,10 +271,17 @@ def main(argv=None) -> int:
         result["ours"] = {
             "seconds": ours_s, "synthetic_tokens_per_s": R * T / ours_s,
             "member_token_evals_per_s": member_evals / ours_s, "peak_rss_gb": mem.peak / 2**30,
-            "rho_per_cluster": accountants[0].rho,
+            "rho_per_cluster": accountants[0].rho, "step_rows": decoder.step_rows,
+            "rows_per_group": decoder.rows_per_group,
         }
         print(f"ours : {ours_s:8.2f} s  {R * T / ours_s:7.2f} synthetic tokens/s  "
               f"{member_evals / ours_s:8.1f} member-token evals/s  peak RSS {mem.peak / 2**30:.2f} GB")
+        bound = matmul_bound(lm)
+        result["matmul_bound"] = bound
+        result["ours"]["fraction_of_matmul_bound"] = member_evals / ours_s / bound["member_token_evals_per_s"]
+        print(f"matmul bound: {bound['gflop_per_s']:.1f} GFLOP/s / {bound['mflop_per_token_evaluation']:.0f} MFLOP = "
+              f"{bound['member_token_evals_per_s']:.0f} member-token evals/s; ours reaches "
+              f"{result['ours']['fraction_of_matmul_bound']:.0%} of it")
         print("sample (ours, cluster 0):", repr(lm.tokenizer.decode(ours_ids[0], skip_special_tokens=True)[:160]))
 
         # same law: first-step aggregated scores of cluster 0, ours vs a direct padded batch

@@ -41,7 +41,7 @@ import torch
 
 from dpsynrag.eval.scoring import context_recall
 from dpsynrag.models import Embedder, LanguageModel
-from dpsynrag.pipeline.build import build_corpus
+from dpsynrag.pipeline.build import KEYWORD_SLOT, REPHRASE_PROMPT, build_corpus
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.rag import RAGAnswerer
 from dpsynrag.tasks import get_task
@@ -52,6 +52,8 @@ COMMON = dict(
     epsilon=10.0, delta=1e-3, task="medical", extractor="rarity", open_vocabulary=True, T=64,
     max_document_tokens=96, self_filter=False,
 )
+# The rephrase instruction with the cluster's released keyword as the document (public after the histogram).
+KEYWORD_PUBLIC_PROMPT = REPHRASE_PROMPT.format(document=KEYWORD_SLOT)
 # name -> (what it is, build parameters). "paper-demo" is the demo preset measured before this change.
 VARIANTS: dict[str, tuple[str, dict]] = {
     "paper-demo": ("demo preset before: K=3, L=3, R=24, k=50, paper clustering and decoding",
@@ -66,6 +68,18 @@ VARIANTS: dict[str, tuple[str, dict]] = {
                      dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="invisibleink")),
     "primary-K3": ("K=3, L=1, R=48, k=40, primary clustering, InvisibleInk decoding",
                    dict(K=3, L=1, R=48, k=40, clustering="primary", decoding="invisibleink")),
+    "public-prior-0.25-fluency": ("K=1, L=1, R=48, k=40, public-prior (omega=0.25), fluency filter at -8 nats/token: "
+                                  "the demo and eval cpu default",
+                                  dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior",
+                                       public_weight=0.25, fluency_threshold=-8.0)),
+    "keyword-prior-0.25": ("K=1, L=1, R=48, k=40, public-prior (omega=0.25) whose public prompt holds the cluster's "
+                           "released keyword, fluency filter at -8 nats/token",
+                           dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior", public_weight=0.25,
+                                public_prompt=KEYWORD_PUBLIC_PROMPT, fluency_threshold=-8.0)),
+    "keyword-prior-1": ("K=1, L=1, R=48, k=40, public-prior (omega=1) whose public prompt holds the cluster's "
+                        "released keyword, fluency filter at -8 nats/token",
+                        dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior", public_weight=1.0,
+                             public_prompt=KEYWORD_PUBLIC_PROMPT, fluency_threshold=-8.0)),
 }
 TOP_K = 5
 ANSWER_TOKENS = 24
@@ -113,7 +127,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_utility"))
     parser.add_argument("--skip-rag", action="store_true", help="do not re-measure RAG on the private documents")
+    parser.add_argument("--merge", nargs="+", metavar="JSON",
+                        help="write one table from the .json outputs of earlier runs (e.g. seeds run in parallel) to --out")
     args = parser.parse_args(argv)
+    if args.merge:
+        parts = [json.loads(Path(f).read_text()) for f in args.merge]
+        out = {**parts[0], "runs": [r for p in parts for r in p["runs"]],
+               "variants": {k: v for p in parts for k, v in p["variants"].items()},
+               "rag": next((p["rag"] for p in parts if p.get("rag")), None), "merged_from": args.merge}
+        names = list(out["variants"])
+        seeds = sorted({r["seed"] for r in out["runs"]})
+        return _write(out, names, seeds, args.out, ["--merge", *args.merge])
     names = [v for v in args.variants.split(",") if v]
     unknown = [v for v in names if v not in VARIANTS]
     if unknown:
@@ -134,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     out: dict = {
         "documents": len(database), "questions": len(queries), "top_k": TOP_K, "model": lm.name,
         "embedder": emb.name, "torch_threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
-        "common": COMMON, "variants": {}, "runs": [],
+        "common": COMMON, "variants": {}, "runs": [], "diseases_in_database": len(diseases),
     }
     out["rag"] = None
     if not args.skip_rag:
@@ -171,14 +195,20 @@ def main(argv: list[str] | None = None) -> int:
             out["runs"].append(run)
             print(json.dumps({k: v for k, v in run.items() if k != "examples"}), flush=True)
 
-    metrics = ("accuracy", "context_recall", "diseases_named", "questions_covered", "fluency", "build_seconds")
+    return _write(out, names, seeds, args.out, sys.argv[1:] if argv is None else argv)
+
+
+def _write(out: dict, names: list[str], seeds: list[int], path: str, command: list[str]) -> int:
+    """The results as ``path``.json and a mean ± sd table as ``path``.md."""
+    diseases = out.get("diseases_in_database")
+    metrics = ("accuracy", "context_recall", "diseases_named", "questions_covered", "texts_kept", "fluency", "build_seconds")
     lines = [
         f"# Utility benchmark (Medical Synth, {out['documents']} documents, {out['questions']} questions, "
         f"epsilon=10, delta=1e-3, top-{TOP_K}, seeds {','.join(map(str, seeds))})",
         "",
         (f"RAG on the private documents (no DP): accuracy {out['rag']['accuracy']:.3f}, "
          f"context recall {out['rag']['context_recall']:.3f}. " if out["rag"] else "RAG not measured in this run. ")
-        + f"Diseases in the database: {len(diseases)}.",
+        + f"Diseases in the database: {diseases}.",
         "",
         "| variant | " + " | ".join(metrics) + " |",
         "|---|" + "---|" * len(metrics),
@@ -186,11 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         runs = [r for r in out["runs"] if r["variant"] == name]
         lines.append(f"| {name} | " + " | ".join(mean_sd([float(r[m]) for r in runs]) for m in metrics) + " |")
-    lines += ["", "Variants:"] + [f"- {n}: {VARIANTS[n][0]}" for n in names]
-    lines += ["", f"Command: python benchmarks/bench_utility.py {' '.join(sys.argv[1:] if argv is None else argv)}"]
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out + ".json").write_text(json.dumps(out, indent=2, ensure_ascii=False))
-    Path(args.out + ".md").write_text("\n".join(lines) + "\n")
+    lines += ["", "Variants:"] + [f"- {n}: {out['variants'][n]['description']}" for n in names]
+    lines += ["", f"Command: python benchmarks/bench_utility.py {' '.join(command)}"]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path + ".json").write_text(json.dumps(out, indent=2, ensure_ascii=False))
+    Path(path + ".md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
 

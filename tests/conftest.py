@@ -62,6 +62,23 @@ def make_tiny_model(seed: int = 0):
     return LlamaForCausalLM(config).eval()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _private_ledger(tmp_path_factory):
+    """CLI builds and DP-RAG queries record to the privacy ledger (issue 15): the tests' go to a
+    temporary folder, never to the user's data folder."""
+    import os
+
+    from dpsynrag.privacy.ledger import LEDGER_ENV
+
+    old = os.environ.get(LEDGER_ENV)
+    os.environ[LEDGER_ENV] = str(tmp_path_factory.mktemp("ledger"))
+    yield
+    if old is None:
+        os.environ.pop(LEDGER_ENV, None)
+    else:
+        os.environ[LEDGER_ENV] = old
+
+
 @pytest.fixture(scope="session")
 def tiny_model():
     return make_tiny_model()

@@ -68,10 +68,10 @@ def test_build_aug_pe_then_report(tmp_path, slice_file, preloaded):
 
 
 @pytest.mark.slow
-def test_query_dp_rag_prints_answer_and_session_report(slice_file, preloaded):
+def test_query_dp_rag_prints_answer_and_session_report(tmp_path, slice_file, preloaded):
     base = ["query", "--method", "dp-rag", "--documents", str(slice_file), "--text-field", "body", "--id-field", "note_id",
             "--epsilon-per-query", "10", "--delta", "1e-3", "--utility", "top-k", "--top-k", "3", "--T", "4",
-            "--public-weight", "0", "--max-document-tokens", "48", "--seed", "0"]
+            "--public-weight", "0", "--max-document-tokens", "48", "--seed", "0", "--ledger", str(tmp_path / "ledger")]
     result = runner.invoke(app, [*base, "I feel dizzy. What is my disease?", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.output[result.output.index("{"):])
@@ -80,7 +80,7 @@ def test_query_dp_rag_prints_answer_and_session_report(slice_file, preloaded):
     result = runner.invoke(app, [*base, "I feel dizzy. What is my disease?"])
     assert result.exit_code == 0, result.output
     assert "Privacy report" in result.output and "basic composition epsilon=10" in result.output
-    assert "earlier calls on the same documents are not counted" in " ".join(result.output.split())
+    assert "has 2 release(s)" in " ".join(result.output.split())  # the ledger counts the earlier call
     result = runner.invoke(app, [*base, "--total-epsilon", "5", "hello?"])
     assert result.exit_code == 2 and "one query" in result.output
 

@@ -20,7 +20,7 @@ from test_embedder import tiny_st_folder  # noqa: F401 - a fixture: the tiny sen
 
 from conftest import TINY_WORDS, make_tiny_tokenizer
 from dpsynrag.models import Embedder, LanguageModel, PrivatePredictionDecoder
-from dpsynrag.models._engine import RowBatch
+from dpsynrag.models._engine import RowBatch, default_step_rows
 from dpsynrag.pipeline.keywords import LLMKeywordExtractor
 from dpsynrag.rng import SeededRandom
 
@@ -56,14 +56,14 @@ def prompt(lm: LanguageModel, doc: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def watched_logits(lm, docs, rows_per_doc, watched, rows_per_group):
+def watched_logits(lm, docs, rows_per_doc, watched, rows_per_group, step_rows=None):
     """First logits and three decode steps of the rows of ``docs[watched]``; the watched rows are fed
     tokens 9, 14, 3, the others other tokens; before the last step every other document's first row
     is dropped (``keep``)."""
     prompts = [lm.encode(prompt(lm, d)) for d in docs]
     row_doc = [i for i, k in enumerate(rows_per_doc) for _ in range(k)]
     batch = RowBatch(lm.runner, prompts, row_doc, max_new_tokens=3, public_prefix=lm.public_prefix(TEMPLATE),
-                     rows_per_group=rows_per_group)
+                     rows_per_group=rows_per_group, step_rows=step_rows)
     mine = torch.as_tensor([d == watched for d in row_doc])
     out = [batch.first_logits[mine]]
     for step, token in enumerate([9, 14, 3]):
@@ -98,6 +98,21 @@ def test_engine_rows_do_not_depend_on_batch_mates(model, engine, rows_per_group)
     alone = watched_logits(lm, [MATES[5]], [2], 0, rows_per_group)
     among = watched_logits(lm, MATES + [LONE], [2] * 41, 5, rows_per_group)
     assert all(torch.equal(a, b) for a, b in zip(alone, among))
+
+
+@pytest.mark.parametrize("engine", ["shared", "fast"])
+def test_wide_forwards_do_not_depend_on_batch_mates(model, engine):
+    """The forwards of a large build on CPU (64 rows, default_step_rows(cpu, expected_rows >= 256)),
+    with one query slot per stored prompt (L = 1): the 41-document batch needs more than one."""
+    lm = make_lm(model, engine)
+    assert default_step_rows(torch.device("cpu"), expected_rows=256) == 64
+    assert default_step_rows(torch.device("cpu"), expected_rows=255) == default_step_rows(torch.device("cpu")) == 32
+    rows = [1 + i % 3 for i in range(41)]  # 82 rows: two forwards, the second completed with dummies
+    alone = watched_logits(lm, [LONE], [2], 0, 1, step_rows=64)
+    among = watched_logits(lm, MATES[:17] + [LONE] + MATES[17:], rows[:17] + [2] + rows[18:], 17, 1, step_rows=64)
+    assert all(torch.equal(a, b) for a, b in zip(alone, among))
+    narrow = watched_logits(lm, [LONE], [2], 0, 1)  # 32-row forwards: the same law, within rounding
+    assert all(torch.allclose(a, b, atol=1e-2) for a, b in zip(alone, narrow))
 
 
 def test_engine_still_computes_the_model(tiny_lm):

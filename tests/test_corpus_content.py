@@ -15,8 +15,7 @@ from dpsynrag.cli import app
 from dpsynrag.corpus import CorpusWriter, SyntheticCorpus, content_warning
 from dpsynrag.errors import CorpusError
 from dpsynrag.pipeline.config import BuildConfig
-from dpsynrag.privacy.accountant import ZCDPAccountant
-from dpsynrag.privacy.report import PrivacyReport
+from servers import privacy_dict
 
 runner = CliRunner()
 
@@ -25,7 +24,7 @@ def _corpus(path, kept: list[bool]) -> SyntheticCorpus:
     records = [{"id": i, "keyword": f"w{i}", "text": f"the patient has fever {i}", "kept": k} for i, k in enumerate(kept)]
     manifest = {"method": "dp-synrag", "config": {}, "model": {"spec": None, "name": "tiny-llama"},
                 "embedder": {"spec": None},
-                "privacy": PrivacyReport.from_accountant(ZCDPAccountant(), delta=1e-3).to_dict()}
+                "privacy": privacy_dict()}
     with CorpusWriter(path) as writer:
         return writer.finish(records, manifest, HashEmbedder())
 

@@ -166,7 +166,7 @@ def test_sliding_window_model_takes_the_generic_engine(tiny_lm_factory):
 
 @pytest.mark.parametrize("engine", ["shared", "fast"])
 def test_shared_prefix_and_shared_documents_are_computed_once(tiny_lm_factory, engine, monkeypatch):
-    from dpsynrag.models._engine import bucket_width
+    from dpsynrag.models._engine import bucket_width, default_step_rows
 
     lm = tiny_lm_factory(engine=engine)
     calls = []
@@ -192,7 +192,7 @@ def test_shared_prefix_and_shared_documents_are_computed_once(tiny_lm_factory, e
     assert prefills[1:] == [(1, bucket_width(len(lm.encode(t)) - len(prefix))) for t in p]
     # T - 1 decode steps (the first token comes from the prefill), each one forward of the fixed
     # public row count (the 11 memberships and dummy rows)
-    assert len(steps) == T - 1 and all(c[0] == 32 for c in steps)
+    assert len(steps) == T - 1 and all(c[0] == default_step_rows(lm.device) == 32 for c in steps)
     # a second call with the same public prefix reuses its keys/values
     calls.clear()
     decoder(lm, max_new_tokens=1, prompt_prefix=prefix).generate([[p[3], p[1]]], [ZCDPAccountant()])
@@ -258,15 +258,41 @@ def test_batched_clusters_decode_like_one_at_a_time(tiny_lm_factory, engine):
     assert float(z_all[1].abs().max()) == 0.0
 
 
+def test_rows_per_group_and_step_rows_change_storage_not_the_scores(tiny_lm):
+    """One query slot per stored prompt (a build with L = 1) stores a prompt once per row: the plan
+    counts those copies; with it, or with 64-row forwards, the scores are those of the defaults up to
+    float rounding."""
+    p = [prompt(tiny_lm, d) for d in DOCS]
+    clusters = [[p[0], p[1]], [p[0], p[2]], [p[0], p[3]]]  # p[0] continued by 3 rows
+    one, four = decoder(tiny_lm, rows_per_group=1), decoder(tiny_lm)
+    assert four.rows_per_group == 4
+    z1, z4 = one.aggregated_logits(clusters, (9, 10)), four.aggregated_logits(clusters, (9, 10))
+    assert torch.allclose(z1, z4, atol=1e-5) and float(z1.abs().max()) > 0.1
+    assert torch.allclose(decoder(tiny_lm, step_rows=64).aggregated_logits(clusters, (9, 10)), z4, atol=1e-5)
+    # a budget that holds the 4 distinct prompts once (4 slots) but not p[0] three times (1 slot)
+    prompts, members, public_of = four._encode(clusters)
+    assert tiny_lm.runner.mode == "shared"
+    width = max(len(t) for t in prompts)
+    kvb = tiny_lm.kv_bytes_per_token()
+    per_row = 4 * kvb + 3 * 4 * tiny_lm.model_vocab_size
+    gb = (4 * width * kvb + 6 * per_row) / 2**30
+    assert decoder(tiny_lm, memory_budget_gb=gb)._plan(prompts, members, public_of) == [[0, 1, 2]]
+    assert decoder(tiny_lm, memory_budget_gb=gb, rows_per_group=1)._plan(prompts, members, public_of) == [[0, 1], [2]]
+    for bad in (0, 1.5, True):
+        for name in ("rows_per_group", "step_rows"):
+            with pytest.raises(ConfigError, match=name):
+                decoder(tiny_lm, **{name: bad})
+
+
 def test_memory_budget_splits_batches_without_changing_results(tiny_lm):
     p = [prompt(tiny_lm, d) for d in DOCS]
     clusters = [[p[0], p[1]], [p[1], p[2], p[3]], [p[4]], [p[0], p[4]]]
     kw = dict(clip=1.0, temperature=1e-4, max_new_tokens=5)
     big = decoder(tiny_lm, random=SeededRandom(0), **kw)
     small = decoder(tiny_lm, random=SeededRandom(0), memory_budget_gb=1e-9, **kw)
-    prompts, members = small._encode(clusters)
-    assert small._plan(prompts, members) == [[0], [1], [2], [3]]  # every cluster alone, none dropped
-    assert big._plan(prompts, members) == [[0, 1, 2, 3]]
+    prompts, members, public_of = small._encode(clusters)
+    assert small._plan(prompts, members, public_of) == [[0], [1], [2], [3]]  # every cluster alone, none dropped
+    assert big._plan(prompts, members, public_of) == [[0, 1, 2, 3]]
     accs = [ZCDPAccountant() for _ in clusters]
     assert big.generate_ids(clusters, [ZCDPAccountant() for _ in clusters]) == small.generate_ids(clusters, accs)
     assert all(len(a.ledger) == 5 for a in accs)
@@ -345,6 +371,36 @@ def test_public_prompt_adds_weighted_log_softmax(tiny_lm):
     # weight 0 (the default): the public prompt is ignored
     z0 = decoder(tiny_lm, clip=clip, public_prompt=public).aggregated_logits([[]])
     assert float(z0.abs().max()) == 0.0
+
+
+def test_per_cluster_public_prompts_replace_the_shared_one(tiny_lm):
+    """Each cluster's public term reads its own public prompt (e.g. with its released keyword), in any
+    batch; a cluster whose public prompt is the shared one gets exactly the shared term."""
+    clip, omega = 0.4, 0.75
+    shared = tiny_lm.chat_prompt("rephrase the following document :")
+    own = [tiny_lm.chat_prompt(f"rephrase the following document : {w}") for w in ("fever", "blue skin")]
+    dec = decoder(tiny_lm, clip=clip, public_prompt=shared, public_weight=omega)
+    docs = DOCS[:2]
+    suffix = (9, 12)
+    z = dec.aggregated_logits([[prompt(tiny_lm, d) for d in docs], [], []], suffix, public_prompts=[own[0], own[1], shared])
+    pubs = [omega * torch.log_softmax(direct_logits(tiny_lm, t, suffix), dim=0) for t in (*own, shared)]
+    assert not torch.allclose(pubs[0], pubs[1], atol=1e-3)  # the prompts do differ
+    assert torch.allclose(z[0], direct_z(tiny_lm, docs, clip, suffix) + pubs[0], atol=1e-5)
+    assert torch.allclose(z[1], pubs[1], atol=1e-5)
+    assert torch.allclose(z[2], pubs[2], atol=1e-5)
+    # generation: a cluster's text is the same alone and next to clusters with other public prompts
+    kw = dict(clip=clip, temperature=0.5, max_new_tokens=4, public_prompt=shared, public_weight=omega)
+    members = [[prompt(tiny_lm, d) for d in docs], [prompt(tiny_lm, DOCS[2])]]
+    streams = [SeededRandom(1), SeededRandom(2)]
+    both = decoder(tiny_lm, random=SeededRandom(0), **kw).generate_ids(
+        members, [ZCDPAccountant(), ZCDPAccountant()], streams=streams, public_prompts=own)
+    alone = decoder(tiny_lm, random=SeededRandom(0), **kw).generate_ids(
+        members[1:], [ZCDPAccountant()], streams=[SeededRandom(2)], public_prompts=own[1:])
+    assert both[1] == alone[0]
+    with pytest.raises(ConfigError, match="one non-empty rendered prompt per cluster"):
+        dec.aggregated_logits([[], []], public_prompts=[own[0]])
+    with pytest.raises(ConfigError, match="`public_prompts` need a decoding"):
+        decoder(tiny_lm).aggregated_logits([[]], public_prompts=[own[0]])
 
 
 # ---------------------------------------------------------------------------------------------

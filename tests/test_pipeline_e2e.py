@@ -116,4 +116,6 @@ def test_failure_midway_removes_partial_folder(tmp_path, monkeypatch, offline_lm
     monkeypatch.setattr(build_module, "soft_cluster", fail)
     with pytest.raises(RuntimeError):
         build_corpus(medical_slice[:30], tmp_path / "d", BuildConfig(**CONFIG), lm=offline_lm, embedder=offline_embedder)
-    assert list(tmp_path.iterdir()) == []
+    # no partial or corpus folder; only the owner-only checkpoints of the keywords and histogram, for --resume
+    assert [p.name for p in tmp_path.iterdir()] == [".d.work"]
+    assert sorted(p.name for p in (tmp_path / ".d.work").iterdir()) == ["histogram.json", "keywords.json", "state.json"]

@@ -77,7 +77,6 @@ def test_user_task_registration_defaults_and_prompts():
     assert task.is_correct("She likes TEA.", query) is True
     assert task.is_correct("She likes TEA.", query, case_sensitive=True) is False
     assert task.private_names() == [] and task.attack_queries() == [] and task.support(query, []) is None
-    assert task.format_filter_prompt("x {y}") == "Keep x {y}? Answer:"
     messages = task.answer_messages("Q?", task.load_database())
     assert messages[0]["role"] == "system"
     assert messages[1]["content"] == "Documents:\n[1] Alice likes tea.\n[2] Bob likes {coffee}.\n\nQuestion: Q?"
@@ -99,15 +98,6 @@ def test_query_meta_is_read_only_and_answers_a_tuple():
         query.meta["k"] = 2  # type: ignore[index]
 
 
-def test_no_filter_prompt_is_an_error():
-    class NoFilter(_TinyTask):
-        name = "no-filter"
-        filter_prompt = None
-
-    with pytest.raises(ConfigError, match="no self-filter"):
-        NoFilter().format_filter_prompt("x")
-
-
 # ---------------------------------------------------------------------- medical on hand-made cases
 
 
@@ -115,7 +105,6 @@ def test_filter_prompt_is_the_specified_text():
     assert MedicalTask.filter_prompt == MEDICAL_FILTER_PROMPT == (
         "Does the following document contain any specific diagnosis names, even if they are fictional? "
         "Answer only YES or NO.\nDocument: {document}\nAnswer:")
-    assert MedicalTask().format_filter_prompt("D").endswith("Document: D\nAnswer:")
 
 
 def test_is_correct_case_sensitivity_and_whole_name():

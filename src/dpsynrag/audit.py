@@ -542,6 +542,7 @@ def audit_command(
     from rich.console import Console
     from rich.table import Table
 
+    from dpsynrag.checks import error_message
     from dpsynrag.data.io import load_documents
     from dpsynrag.errors import DpsynragError
     from dpsynrag.pipeline.config import BuildConfig
@@ -570,11 +571,9 @@ def audit_command(
             docs, out, config, canaries=canaries, k_in=guesses_in, k_out=guesses_out, template=canary_template,
             seed=seed, confidence=confidence, overwrite=overwrite, progress=True,
         )
-    except ValidationError as exc:
-        err.print(f"[bold red]error:[/] {'; '.join(str(e.get('msg')) + ' (' + '.'.join(map(str, e.get('loc', ()))) + ')' for e in exc.errors())}")
-        raise typer.Exit(code=2) from None
-    except (DpsynragError, FileExistsError) as exc:
-        err.print(f"[bold red]error:[/] {exc}")
+    except (ValidationError, DpsynragError, FileExistsError) as exc:
+        flags = {"limit": "--documents", "confidence": "--confidence", "template": "--canary-template"}
+        err.print(f"[bold red]error:[/] {error_message(exc, flags)}")
         raise typer.Exit(code=2) from None
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))

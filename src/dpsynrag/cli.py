@@ -10,8 +10,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from dpsynrag.checks import check_int, error_message, typed_flags
 from dpsynrag.errors import ConfigError, DpsynragError
+from dpsynrag.ledger_cli import LEDGER_HELP, LIFETIME_HELP, ledger_app, open_ledger, summary_line
 from dpsynrag.privacy.report import PrivacyReport
+from dpsynrag.threads import passive_wait
+
+passive_wait()  # before torch loads: OpenMP threads sleep instead of spinning while they wait (dpsynrag.threads)
 
 app = typer.Typer(
     help="Differentially private synthetic corpora for retrieval-augmented generation (DP-SynRAG).",
@@ -39,8 +44,10 @@ def _root() -> None:
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
 
 
-def _fail(exc: Exception) -> None:
-    err_console.print(f"[bold red]error:[/] {exc}")
+def _fail(exc: Exception, flags: dict[str, str] | None = None) -> None:
+    """Print ``exc`` naming the flags the user typed (:func:`dpsynrag.checks.error_message`; ``flags``: the
+    command's own field -> flag pairs) and exit with code 2."""
+    err_console.print(f"[bold red]error:[/] {error_message(exc, flags)}")
     raise typer.Exit(code=2)
 
 
@@ -83,7 +90,7 @@ def budget(
         cal = config.calibrate()
         report = PrivacyReport.from_plan(config.plan(cal), delta=delta, parameters=cal.to_dict(), notes=config.plan_notes)
     except ValidationError as exc:
-        _fail(ConfigError(_pydantic_message(exc, _BUILD_FLAGS)))
+        _fail(exc)
         return
     except DpsynragError as exc:
         _fail(exc)
@@ -109,6 +116,7 @@ def build(
     task: Optional[str] = typer.Option(None, "--task", help="Public task (medical, movielens, ...): its self-filter and answer prompts."),
     filter_prompt: Optional[str] = typer.Option(None, "--filter-prompt", help="Self-filter prompt with {document} (instead of --task)."),
     no_self_filter: bool = typer.Option(False, "--no-self-filter", help="Keep every synthetic text (ablation)."),
+    fluency_threshold: Optional[float] = typer.Option(None, "--fluency-threshold", help="Also drop texts whose mean token log-probability under the model is below this (nats, < 0; post-processing)."),
     model: Optional[str] = typer.Option(None, "--model", help="Language model: hub id, folder or GGUF file (default: offline SmolLM2-135M-Instruct)."),
     embedder: Optional[str] = typer.Option(None, "--embedder", help="Sentence-transformers model id or folder (default: offline all-MiniLM-L6-v2)."),
     K: int = typer.Option(10, "--K", help="Keywords per document."),
@@ -138,6 +146,7 @@ def build(
     id_field: Optional[str] = typer.Option(None, help="Field holding a unique document id."),
     batch_size: Optional[int] = typer.Option(None, help="Prompts per generation batch."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace --out if it exists (after a successful build)."),
+    resume: bool = typer.Option(False, "--resume", help="dp-synrag: continue a build of --out that was killed, from its checkpoints in .NAME.work beside --out (same input and options; released values are reused, never redrawn)."),
     method: str = typer.Option("dp-synrag", "--method", help="dp-synrag (default) | dp-synth (Amin et al. 2024) | aug-pe (Xie et al. 2024)."),
     num_batches: Optional[int] = typer.Option(None, "--num-batches", help="dp-synth: public number of disjoint batches = texts (default 80)."),
     population_size: Optional[int] = typer.Option(None, "--population-size", help="aug-pe: synthetic population size (default 200)."),
@@ -147,8 +156,15 @@ def build(
     num_nearest_neighbor: Optional[int] = typer.Option(None, "--num-nearest-neighbor", help="aug-pe: samples each document votes for (default 1)."),
     count_threshold: Optional[float] = typer.Option(None, "--count-threshold", help="aug-pe: noisy counts below it are zeroed (default 0)."),
     description: Optional[str] = typer.Option(None, "--description", help="aug-pe: public description of the collection (default: the task's)."),
+    threads: Optional[int] = typer.Option(None, "--threads", help="Torch CPU threads (per Ray worker with --ray; default: the cores free to the process, or $DPSYNRAG_THREADS)."),
+    ray: bool = typer.Option(False, "--ray", help="dp-synrag: private prediction on a local Ray cluster, one model per worker (pip install 'dpsynrag[ray]')."),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="dp-synrag: private prediction on the running Ray cluster at this address (host:6379, ray://host:10001, auto)."),
+    ray_workers: Optional[int] = typer.Option(None, "--ray-workers", help="With --ray/--ray-address: model actors (default: one per GPU, else one per --threads CPUs)."),
+    ledger: Optional[Path] = typer.Option(None, "--ledger", help=LEDGER_HELP),
+    lifetime_epsilon: Optional[float] = typer.Option(None, "--lifetime-epsilon", help=LIFETIME_HELP),
 ) -> None:
-    """Build a differentially private synthetic corpus from a private collection."""
+    """Build a differentially private synthetic corpus from a private collection. The build is recorded
+    in the privacy-budget ledger (--ledger; see `dpsynrag ledger show`)."""
     from pydantic import ValidationError
 
     from dpsynrag.pipeline.build import build_corpus
@@ -167,7 +183,8 @@ def build(
                        "--clustering": clustering != "paper", "--decoding": decoding != "paper",
                        "--public-prompt": public_prompt is not None, "--public-weight": public_weight is not None,
                        "--invisibleink-lambda": invisibleink_lambda != 1.0, "--invisibleink-top-k": invisibleink_top_k is not None,
-                       "--invisibleink-margin": invisibleink_margin != 0.0}
+                       "--invisibleink-margin": invisibleink_margin != 0.0, "--resume": resume,
+                       "--fluency-threshold": fluency_threshold is not None}
         pe = {"--population-size": population_size, "--iterations": iterations, "--pe-L": pe_L, "--selection": selection,
               "--num-nearest-neighbor": num_nearest_neighbor, "--count-threshold": count_threshold, "--description": description}
         given = {"dp-synrag": [n for n, v in {**pe, "--num-batches": num_batches}.items() if v is not None],
@@ -197,8 +214,21 @@ def build(
                 match_text=match_text, clustering=clustering, batch_size=batch_size, decoding=decoding,
                 public_prompt=public_prompt, public_weight=public_weight, invisibleink_lambda=invisibleink_lambda,
                 invisibleink_top_k=invisibleink_top_k, invisibleink_margin=invisibleink_margin,
+                fluency_threshold=fluency_threshold,
             )
         config.calibrate()
+        distributed = {}
+        if ray or ray_address is not None or ray_workers is not None:
+            if method != "dp-synrag":
+                raise ConfigError(f"--ray, --ray-address and --ray-workers do not apply to --method {method}.")
+            if not (ray or ray_address is not None):
+                raise ConfigError("--ray-workers needs --ray (a local Ray cluster) or --ray-address.")
+            from dpsynrag.pipeline.distributed import RayOptions
+
+            distributed = {"ray": RayOptions(address=ray_address, workers=ray_workers, threads=threads)}
+        from dpsynrag.threads import configure_threads
+
+        configure_threads(threads)
         documents = input
         if input.is_dir():
             if not task:
@@ -208,12 +238,13 @@ def build(
             documents = get_task(task).load_database(input)
         if seed is not None:
             err_console.print("[yellow]warning:[/] --seed makes the output reproducible: it is NOT for release.")
+        privacy_ledger = open_ledger(ledger, lifetime_epsilon)
         corpus = builder(
-            documents, out, config, text_field=text_field, id_field=id_field, overwrite=overwrite, progress=True
+            documents, out, config, text_field=text_field, id_field=id_field, overwrite=overwrite, progress=True,
+            ledger=privacy_ledger, **distributed, **({"resume": True} if resume else {}),
         )
     except ValidationError as exc:
-        flags = {**_BUILD_FLAGS, **({"L": "--pe-L", "threshold": "--count-threshold"} if method == "aug-pe" else {})}
-        _fail(ConfigError(_pydantic_message(exc, flags)))
+        _fail(exc, {"L": "--pe-L", "threshold": "--count-threshold"} if method == "aug-pe" else None)
         return
     except (DpsynragError, FileExistsError) as exc:
         _fail(exc)
@@ -227,33 +258,10 @@ def build(
     _warn_content(corpus)
     from dpsynrag.corpus import owner_audit_path
 
+    built = [r for r in privacy_ledger.releases() if r.label == str(out.resolve())]
+    if built:
+        console.print(summary_line(privacy_ledger, built[-1].dataset))
     console.print(f"owner-only audit record (input fingerprint, wall times; not DP, never publish): {owner_audit_path(out)}")
-
-
-# `dpsynrag build`: the command-line flag of each config field it sets (named in validation errors).
-_BUILD_FLAGS = {
-    **{name: f"--{name}" for name in ("epsilon", "delta", "K", "R", "L", "k", "T", "seed", "language", "extractor",
-                                      "split", "conversion", "clustering", "selection", "iterations")},
-    "temperature": "--tau", "max_document_tokens": "--max-document-tokens", "batch_size": "--batch-size",
-    "open_vocabulary_delta": "--open-vocabulary-delta", "filter_prompt": "--filter-prompt",
-    "num_batches": "--num-batches", "population_size": "--population-size",
-    "num_nearest_neighbor": "--num-nearest-neighbor",
-}
-
-
-def _pydantic_message(exc, flags: dict[str, str] | None = None) -> str:
-    """The invalid fields, "; "-separated: each named by its flag where ``flags`` maps the field to one
-    and its name (``--k (`k`): ...``), else by its name in backquotes."""
-    parts = []
-    for e in exc.errors():
-        where = ".".join(str(x) for x in e.get("loc", ())) or "config"
-        label = f"{flags[where]} (`{where}`)" if flags and where in flags else f"`{where}`"
-        # a model-level check (no field) gets the whole input: its message names the fields already
-        found = "" if where == "config" or isinstance(e.get("input"), dict) else f" (found {e.get('input')!r})"
-        if e.get("msg", "").rstrip(".").endswith(f"Found {e.get('input')!r}"):
-            found = ""
-        parts.append(f"{label}: {e.get('msg')}{found}")
-    return "; ".join(parts)
 
 
 def _warn_content(corpus) -> None:
@@ -265,15 +273,17 @@ def _warn_content(corpus) -> None:
 
 @app.command()
 def query(
+    ctx: typer.Context,
     corpus_dir: Optional[str] = typer.Argument(None, help="A corpus folder made by `dpsynrag build` (none with --method dp-rag)."),
     question: Optional[str] = typer.Argument(None, help="The question."),
     top_k: Optional[int] = typer.Option(None, "--top-k", help="Synthetic texts retrieved (default: the task's, else 10); dp-rag: the top-k target."),
     show_context: bool = typer.Option(False, "--show-context", help="Print the retrieved synthetic texts."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="Answer length in tokens (default 64; dp-rag: --T)."),
     method: str = typer.Option("corpus", "--method", help="corpus (RAG over a synthetic corpus: free) | dp-rag (query-time DP over --documents: costs budget)."),
     documents: Optional[Path] = typer.Option(None, "--documents", help="dp-rag: the private collection (file, or a task's data folder with --task)."),
     epsilon_per_query: Optional[float] = typer.Option(None, "--epsilon-per-query", help="dp-rag: epsilon of each query."),
     delta: Optional[float] = typer.Option(None, "--delta", help="dp-rag: delta of each query (and of the zCDP session total)."),
-    total_epsilon: Optional[float] = typer.Option(None, "--total-epsilon", help="dp-rag: refuse the query if it alone exceeds this total. One call is one session: the CLI keeps no ledger across calls, so repeated calls on the same documents add up (use the DPRAGSession API for a multi-query budget)."),
+    total_epsilon: Optional[float] = typer.Option(None, "--total-epsilon", help="dp-rag: refuse the query if it alone exceeds this total (one call is one session; across calls use --lifetime-epsilon or `dpsynrag ledger set-budget`)."),
     composition: str = typer.Option("basic", "--composition", help="dp-rag: composition checked against --total-epsilon: basic | zcdp."),
     utility: str = typer.Option("top-p", "--utility", help="dp-rag: retrieval threshold utility: top-p | top-k."),
     top_p: float = typer.Option(0.02, "--top-p", help="dp-rag: share of the score weight retrieved (top-p utility)."),
@@ -281,13 +291,17 @@ def query(
     T: int = typer.Option(70, "--T", help="dp-rag: answer tokens."),
     public_weight: float = typer.Option(0.01, "--public-weight", help="dp-rag: weight of the public prompt (the question alone)."),
     task: Optional[str] = typer.Option(None, "--task", help="dp-rag: public task (reads a task's data folder)."),
-    model: Optional[str] = typer.Option(None, "--model", help="dp-rag: language model (default: offline SmolLM2-135M-Instruct)."),
-    embedder: Optional[str] = typer.Option(None, "--embedder", help="dp-rag: embedding model (default: offline all-MiniLM-L6-v2)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Language model: hub id, folder or GGUF file (default: the corpus's; dp-rag: offline SmolLM2-135M-Instruct)."),
+    embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedding model id or folder (default: the corpus's, and of its dimension; dp-rag: offline all-MiniLM-L6-v2)."),
     text_field: str = typer.Option("text", help="dp-rag: field holding the document text."),
     id_field: Optional[str] = typer.Option(None, help="dp-rag: field holding a unique document id."),
     max_document_tokens: int = typer.Option(256, help="dp-rag: truncate each document to this many tokens."),
     seed: Optional[int] = typer.Option(None, "--seed", help="dp-rag: reproducible, NOT for release."),
     as_json: bool = typer.Option(False, "--json", help="dp-rag: print the answer and the session's privacy report as JSON."),
+    answer_endpoint: Optional[str] = typer.Option(None, "--answer-endpoint", help="Answer with an OpenAI-compatible API (e.g. http://127.0.0.1:8080/v1) instead of the corpus's model; key from $DPSYNRAG_ANSWER_API_KEY."),
+    answer_model: Optional[str] = typer.Option(None, "--answer-model", help="The model name the --answer-endpoint serves."),
+    ledger: Optional[Path] = typer.Option(None, "--ledger", help="dp-rag: " + LEDGER_HELP),
+    lifetime_epsilon: Optional[float] = typer.Option(None, "--lifetime-epsilon", help="dp-rag: " + LIFETIME_HELP),
 ) -> None:
     """Answer a question from a synthetic corpus (post-processing: costs no privacy budget), or with
     DP-RAG over the private documents (--method dp-rag: each query costs --epsilon-per-query).
@@ -298,6 +312,13 @@ def query(
     from dpsynrag.corpus import SyntheticCorpus
 
     if method == "dp-rag":
+        if answer_endpoint is not None or answer_model is not None:
+            _fail(ConfigError("--answer-endpoint and --answer-model do not apply to --method dp-rag: its private "
+                              "prediction needs the model's next-token logits."))
+        not_here = typed_flags(ctx, {"show_context", "max_tokens"})
+        if not_here:
+            _fail(ConfigError(f"{', '.join(not_here)} do not apply to --method dp-rag (its answer length is --T; "
+                              "its context is private)."))
         if question is None and corpus_dir is not None:
             corpus_dir, question = None, corpus_dir  # the only positional argument is the question
         _query_dp_rag(
@@ -305,16 +326,18 @@ def query(
             total_epsilon=total_epsilon, composition=composition, utility=utility, top_p=top_p, top_k=top_k,
             retrieval_epsilon=retrieval_epsilon, T=T, public_weight=public_weight, task=task, model=model,
             embedder=embedder, text_field=text_field, id_field=id_field, max_document_tokens=max_document_tokens,
-            seed=seed, as_json=as_json,
+            seed=seed, as_json=as_json, ledger=ledger, lifetime_epsilon=lifetime_epsilon,
         )
         return
     try:
         if method not in ("corpus", "dp-synrag", "dp-synth", "aug-pe"):
             raise ConfigError(f"`--method` must be corpus (or the corpus's method: dp-synrag, dp-synth, aug-pe) or dp-rag. Found {method!r}.")
-        extra = [n for n, v in (("--documents", documents), ("--epsilon-per-query", epsilon_per_query), ("--delta", delta),
-                                ("--total-epsilon", total_epsilon)) if v is not None]
+        extra = typed_flags(ctx, _CORPUS_QUERY_IGNORES)
         if extra:
             raise ConfigError(f"{', '.join(extra)} only apply to --method dp-rag.")
+        if model is not None and answer_endpoint is not None:
+            raise ConfigError("--model and --answer-endpoint both choose the answering model: give one.")
+        check_int("--max-tokens", max_tokens, optional=True)
         if corpus_dir is None or question is None:
             raise ConfigError("give a corpus folder and a question: dpsynrag query CORPUS_DIR QUESTION.")
         if not question.strip():
@@ -324,7 +347,13 @@ def query(
             raise ConfigError(f"{corpus_dir} is a {corpus.manifest.get('method')} corpus, not {method}.")
         if corpus.texts:
             _warn_content(corpus)  # few texts: answered, with a warning; none: answer_many refuses (exit 2)
-        answer = corpus.answer_many([question], top_k=top_k)[0]
+        emb = _query_embedder(embedder, corpus) if corpus.texts else None  # before the LM: a bad one fails first
+        lm = _answer_lm(answer_endpoint, answer_model)
+        if model is not None and corpus.texts:
+            from dpsynrag.models import LanguageModel
+
+            lm = LanguageModel.load(model)
+        answer = corpus.answer_many([question], top_k=top_k, lm=lm, embedder=emb, max_new_tokens=max_tokens)[0]
     except DpsynragError as exc:
         _fail(exc)
         return
@@ -334,9 +363,46 @@ def query(
     typer.echo(answer.text)
 
 
+# `dpsynrag query` options of --method dp-rag only: a corpus query refuses them when typed.
+_CORPUS_QUERY_IGNORES = {
+    "documents", "epsilon_per_query", "delta", "total_epsilon", "composition", "utility", "top_p", "retrieval_epsilon",
+    "T", "public_weight", "task", "text_field", "id_field", "max_document_tokens", "seed", "as_json", "ledger",
+    "lifetime_epsilon",
+}
+
+
+def _query_embedder(name: Optional[str], corpus):
+    """The --embedder of a corpus query, loaded and checked against the index's dimension (None: the corpus's)."""
+    if name is None:
+        return None
+    from dpsynrag.models import Embedder
+
+    emb = Embedder.load(name)
+    if emb.dim != corpus.index.dim:
+        raise ConfigError(
+            f"--embedder {name!r} gives {emb.dim}-dimensional vectors, but the corpus index holds {corpus.index.dim}-"
+            f"dimensional ones (built with {corpus.manifest['embedder']['name']!r}): retrieve with that embedder "
+            "(the default) or one of the same dimension."
+        )
+    return emb
+
+
+def _answer_lm(endpoint: Optional[str], model: Optional[str]):
+    """The OpenAI-compatible answering model of --answer-endpoint/--answer-model, or None (the corpus's own)."""
+    if endpoint is None and model is None:
+        return None
+    if endpoint is None or model is None:
+        raise ConfigError("--answer-endpoint and --answer-model go together: give both or neither.")
+    import os
+
+    from dpsynrag.models.endpoint import OpenAIChatModel
+
+    return OpenAIChatModel(endpoint, model, api_key=os.environ.get("DPSYNRAG_ANSWER_API_KEY"))
+
+
 def _query_dp_rag(corpus_dir, question, *, documents, epsilon_per_query, delta, total_epsilon, composition, utility,
                   top_p, top_k, retrieval_epsilon, T, public_weight, task, model, embedder, text_field, id_field,
-                  max_document_tokens, seed, as_json) -> None:
+                  max_document_tokens, seed, as_json, ledger, lifetime_epsilon) -> None:
     """`dpsynrag query --method dp-rag`: one DP-RAG session answering one question."""
     import json
 
@@ -349,6 +415,7 @@ def _query_dp_rag(corpus_dir, question, *, documents, epsilon_per_query, delta, 
             raise ConfigError("--method dp-rag reads the private --documents, not a corpus folder: give only the question.")
         if question is None or documents is None or epsilon_per_query is None or delta is None:
             raise ConfigError("--method dp-rag needs a QUESTION, --documents, --epsilon-per-query and --delta.")
+        check_int("--seed", seed, minimum=0, optional=True)
         if not question.strip():
             raise ConfigError("the question is empty: ask something.")
         config = DPRAGConfig(
@@ -370,27 +437,30 @@ def _query_dp_rag(corpus_dir, question, *, documents, epsilon_per_query, delta, 
             docs = load_documents(documents, text_field=text_field, id_field=id_field)
         if seed is not None:
             err_console.print("[yellow]warning:[/] --seed makes the output reproducible: it is NOT for release.")
-        session = DPRAGSession(docs, config, task=task, total_epsilon=total_epsilon, composition=composition, seed=seed)
+        privacy_ledger = open_ledger(ledger, lifetime_epsilon)
+        session = DPRAGSession(docs, config, task=task, total_epsilon=total_epsilon, composition=composition, seed=seed,
+                               ledger=privacy_ledger)
         answer = session.answer([question])[0]
     except ValidationError as exc:
-        _fail(ValueError(_pydantic_message(exc)))
+        _fail(exc, {"max_new_tokens": "--T"})
         return
     except (DpsynragError, FileExistsError) as exc:
         _fail(exc)
         return
     spent = session.spent()
+    lifetime = privacy_ledger.totals(session.ledger_dataset)
     if as_json:
         typer.echo(json.dumps({"question": question, "answer": answer.text, "spent": spent,
-                               "privacy": session.report().to_dict()}, indent=2))
+                               "privacy": session.report().to_dict(), "ledger": lifetime}, indent=2))
         return
     typer.echo(answer.text)
     console.print(session.report().table())
     console.print(
         f"DP-RAG session: {spent['queries']} query; basic composition epsilon={spent['epsilon_basic']:.4g}, "
         f"delta={spent['delta_basic']:.3g}; zCDP rho={spent['rho']:.4g}, epsilon={spent['epsilon_zcdp']:.4f} "
-        f"(tight {spent['epsilon_zcdp_tight']:.4f}) at delta={spent['delta']:g}. "
-        "Each call is a new session: earlier calls on the same documents are not counted here, add them up."
+        f"(tight {spent['epsilon_zcdp_tight']:.4f}) at delta={spent['delta']:g}."
     )
+    console.print(summary_line(privacy_ledger, session.ledger_dataset))
 
 
 @app.command()
@@ -451,6 +521,13 @@ app.command("eval")(eval_command)
 from dpsynrag.audit import audit_command  # noqa: E402  (empirical privacy audit, issue #12)
 
 app.command("audit")(audit_command)
+app.add_typer(ledger_app, name="ledger")  # `dpsynrag ledger show | set-budget` (issue 15)
+
+from dpsynrag.export import export_command  # noqa: E402  (export, issue #14)
+from dpsynrag.serve import serve_command  # noqa: E402  (HTTP query service, issue #14)
+
+app.command("serve")(serve_command)
+app.command("export")(export_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,7 +12,9 @@ three synthetic texts. Presets:
   keywords are distinct topics and a document joins one cluster: every cluster gets the whole
   per-cluster budget), the open-vocabulary histogram (δ term 1e-4), R = 48 clusters, L = 1, k = 40,
   ``public-prior`` decoding with ω = 0.25 (in benchmarks/results/bench_utility.md it named more diseases and
-  gave a higher context recall than ``paper`` and ω = 1, which suppresses invented names), T = 64 tokens, documents truncated to 96 tokens, top-5 retrieval, and **no
+  gave a higher context recall than ``paper`` and ω = 1, which suppresses invented names), T = 64 tokens, documents truncated to 96 tokens, top-5 retrieval,
+  the fluency filter at −8 nats/token (drops the token soup of clusters too small to outvote sampling
+  noise: about −12, against −3 to −6 for the other texts; post-processing), and **no
   self-filter**: SmolLM2-135M's YES/NO judgements on these texts are worse than chance (in a
   measured run it kept 7 of 24 texts, mostly the garbled ones, and dropped most of the well-formed
   records), so the filter is left to the ``paper`` preset and stronger models.
@@ -58,13 +60,14 @@ class DemoPreset:
     clustering: str = "paper"
     decoding: str = "paper"
     public_weight: float | None = None
+    fluency_threshold: float | None = None
 
 
 PRESETS = {
     "cpu": DemoPreset(
         documents=2000, subset_seed=0, questions=100, extractor="rarity", K=1, open_vocabulary=True, R=48, L=1,
         k=40, T=64, max_document_tokens=96, top_k=5, answer_tokens=24, self_filter=False, clustering="paper",
-        decoding="public-prior", public_weight=0.25,
+        decoding="public-prior", public_weight=0.25, fluency_threshold=-8.0,
     ),
     "paper": DemoPreset(
         documents=None, subset_seed=0, questions=1000, extractor="llm", K=10, open_vocabulary=False, R=500, L=5, k=80, T=70,
@@ -91,16 +94,33 @@ def run_demo(
     """Run the demo; returns the results dictionary (also written to ``out_dir/results.json``).
 
     Raises:
-        ConfigError: unknown preset. DataError: the Medical Synth folder is missing and cannot be
+        ConfigError: unknown preset, bad ``documents``/``questions`` (< 1) or build parameter (named by
+            its flag, checked before any data or model is read). DataError: the Medical Synth folder is missing and cannot be
             downloaded (the message names the folder to provide).
     """
     from dpsynrag.errors import ConfigError
     from dpsynrag.models import Embedder, LanguageModel
     from dpsynrag.tasks import get_task
 
+    from pydantic import ValidationError
+
+    from dpsynrag.checks import check_int, error_message
+
     if preset not in PRESETS:
-        raise ConfigError(f"`preset` must be one of {sorted(PRESETS)}. Found {preset!r}.")
+        raise ConfigError(f"--preset must be one of {sorted(PRESETS)}. Found {preset!r}.")
     p = PRESETS[preset]
+    check_int("--documents", documents, optional=True)
+    check_int("--questions", questions, optional=True)
+    try:  # before any data or model is read
+        config = BuildConfig(
+            epsilon=epsilon, delta=delta, task="medical", model=model, embedder=embedder, K=p.K, R=p.R, L=p.L, k=p.k,
+            T=p.T, extractor=p.extractor, open_vocabulary=p.open_vocabulary, max_document_tokens=p.max_document_tokens,
+            self_filter=p.self_filter, clustering=p.clustering, fluency_threshold=p.fluency_threshold,
+            decoding=decoding or p.decoding,
+            public_weight=p.public_weight if (decoding or p.decoding) == p.decoding else None, seed=seed,
+        )
+    except ValidationError as exc:
+        raise ConfigError(error_message(exc)) from None
     console = console or Console()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -120,22 +140,9 @@ def run_demo(
         f"[bold]dpsynrag demo[/] ({preset} preset): {len(database)} private documents "
         f"(random subset, public seed {p.subset_seed}), {len(queries)} validation questions, epsilon={epsilon:g}, delta={delta:g}"
     )
+    emb = Embedder.load(embedder)  # first: a bad embedder fails before the (larger) language model loads
     lm = LanguageModel.load(model)
-    emb = Embedder.load(embedder)
     console.print(f"model: {lm.name}; embedder: {emb.name}")
-
-    from pydantic import ValidationError
-
-    try:
-        config = BuildConfig(
-            epsilon=epsilon, delta=delta, task="medical", model=model, embedder=embedder, K=p.K, R=p.R, L=p.L, k=p.k,
-            T=p.T, extractor=p.extractor, open_vocabulary=p.open_vocabulary, max_document_tokens=p.max_document_tokens,
-            self_filter=p.self_filter, clustering=p.clustering,
-            decoding=decoding or p.decoding,
-            public_weight=p.public_weight if (decoding or p.decoding) == p.decoding else None, seed=seed,
-        )
-    except ValidationError as exc:
-        raise ConfigError("; ".join(f"{'.'.join(map(str, e['loc'])) or 'config'}: {e['msg']}" for e in exc.errors())) from None
     t = time.time()
     corpus = build_corpus(database, out / "corpus", config, lm=lm, embedder=emb, overwrite=True, progress=True)
     build_s = time.time() - t
@@ -177,6 +184,8 @@ def run_demo(
     console.print(report.table())
     kept = [rec for rec in corpus.records if rec["kept"]]
     filtered = "kept by the self-filter" if p.self_filter else "kept; self-filter off in this preset"
+    if p.fluency_threshold is not None:
+        filtered += f", fluency filter at {p.fluency_threshold:g} nats/token"
     console.print(f"[bold]Synthetic texts[/] ({len(kept)} of {len(corpus.records)} {filtered}); three of them:")
     for rec in kept[:3]:
         console.print(f"- [cyan]{rec['keyword']}[/]: {rec['text']}")

@@ -46,3 +46,18 @@ class ModelLoadError(DpsynragError, ValueError):
 
 class CorpusError(DpsynragError, ValueError):
     """A synthetic-corpus folder is missing, incomplete or from an incompatible version."""
+
+
+class EndpointError(DpsynragError, RuntimeError):
+    """An answering endpoint (OpenAI-compatible, ``--answer-endpoint``) could not be reached or answered
+    with an error."""
+
+
+class BuildInProgressError(DpsynragError, FileExistsError):
+    """Another build is writing the same corpus folder (``--out``) right now: its lock is held."""
+
+
+class CheckpointError(DpsynragError, ValueError):
+    """A build's checkpoint (the work folder ``.NAME.work`` beside ``--out``) cannot be used: an
+    interrupted build is left and ``--resume`` was not given, the input or configuration changed since
+    it, there is nothing to resume, or the folder is damaged or not the user's."""

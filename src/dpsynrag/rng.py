@@ -302,6 +302,15 @@ class SeededRandom(RandomSource):
         key = int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "little")
         return SeededRandom(self.seed, _path=self._path + (key,))
 
+    def get_state(self) -> dict:
+        """The generator's position (NumPy's PCG64 state: a JSON-ready dict of integers), so that a
+        resumed build (:mod:`dpsynrag.pipeline.checkpoint`) continues with the same draws."""
+        return self._gen.bit_generator.state
+
+    def set_state(self, state: dict) -> None:
+        """Move the generator to a position from :meth:`get_state`."""
+        self._gen.bit_generator.state = state
+
     def __repr__(self) -> str:
         return f"SeededRandom(seed={self.seed}, path={self._path})"
 

@@ -1,8 +1,6 @@
 """The baselines of DP-SynRAG's comparison (METHOD.md §5; DP-SynRAG §6.1), on the same language model,
 embedder, privacy accountant and RAG as DP-SynRAG itself.
 
-* :func:`non_rag_answerer` — the model answers without documents (no privacy cost).
-* :func:`rag_answerer` — plain RAG over the private documents (no DP).
 * :class:`DPRAGSession` / :class:`DPRAGConfig` — DP-RAG (Grislain 2024): a DP retrieval threshold and
   private prediction at query time, paid per query (basic and zCDP composition).
 * :func:`build_dp_synth` / :class:`DPSynthConfig` — DP-Synth (Amin et al. 2024): private prediction
@@ -14,7 +12,6 @@ The two corpus builders write the same corpus folders as :func:`dpsynrag.pipelin
 (``dpsynrag query`` / ``dpsynrag report`` work on them).
 """
 
-from dpsynrag.baselines.answerers import non_rag_answerer, rag_answerer
 from dpsynrag.baselines.aug_pe import AugPECalibration, AugPEConfig, build_aug_pe
 from dpsynrag.baselines.dp_rag import (
     DPRAGCalibration,
@@ -40,8 +37,6 @@ __all__ = [
     "DPSynthConfig",
     "build_aug_pe",
     "build_dp_synth",
-    "non_rag_answerer",
-    "rag_answerer",
     "top_k_utility",
     "top_p_threshold",
     "top_p_utility",

@@ -7,7 +7,6 @@ report that each baseline writes next to its output.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,15 +42,16 @@ def resolve_task(task):
 
 
 def load_models(lm, embedder, *, model: str | None, embedder_spec: str | None, need_embedder: bool = True):
-    """The given models, or the ones named by a config (None: the offline defaults)."""
-    if lm is None:
-        from dpsynrag.models import LanguageModel
-
-        lm = LanguageModel.load(model)
+    """The given models, or the ones named by a config (None: the offline defaults). The embedder loads
+    first: a bad embedder name fails before the (larger) language model loads."""
     if embedder is None and need_embedder:
         from dpsynrag.models import Embedder
 
         embedder = Embedder.load(embedder_spec)
+    if lm is None:
+        from dpsynrag.models import LanguageModel
+
+        lm = LanguageModel.load(model)
     return lm, embedder
 
 
@@ -101,14 +101,3 @@ def make_report(
     )
     return dataclasses.replace(report, composition=composition)
 
-
-def check_positive_int(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"`{name}` must be an integer >= 1. Found {value!r}.")
-    return value
-
-
-def check_positive(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or math.isinf(value) or value <= 0:
-        raise ConfigError(f"`{name}` must be a finite number > 0. Found {value!r}.")
-    return float(value)

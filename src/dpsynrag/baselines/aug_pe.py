@@ -47,11 +47,10 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from dpsynrag import __version__
+from dpsynrag.checks import check_int, check_real
 from dpsynrag.baselines._common import (
     as_documents,
     check_achieved,
-    check_positive,
-    check_positive_int,
     load_models,
     make_report,
     resolve_task,
@@ -66,6 +65,7 @@ from dpsynrag.errors import ConfigError
 from dpsynrag.pipeline.build import _resolve_filter_prompt, self_filter, truncation_stages
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.events import ComposedEvent, DiscreteGaussianEvent
+from dpsynrag.privacy.ledger import prepare_charge
 from dpsynrag.privacy.mechanisms import discrete_gaussian_vote_histogram
 from dpsynrag.rng import RandomSource, make_random
 
@@ -118,9 +118,9 @@ def sample_texts(
     from dpsynrag.models._engine import RowBatch
     from dpsynrag.models.decoding import RowLayout, SamplingSelector, decode
 
-    check_positive_int("max_new_tokens", max_new_tokens)
-    check_positive_int("batch_size", batch_size)
-    temperature = check_positive("temperature", temperature)
+    check_int("max_new_tokens", max_new_tokens)
+    check_int("batch_size", batch_size)
+    temperature = check_real("temperature", temperature, above=0.0)
     encoded = lm._encode_prompts(list(prompts), max_new_tokens)
     selector = SamplingSelector(lm.vocab_size, temperature=temperature, random=random)
     out: list[str] = []
@@ -160,7 +160,7 @@ def nearest_neighbor_votes(private_embeddings: np.ndarray, population_embeddings
     p = np.asarray(population_embeddings, dtype=np.float64)
     if x.ndim != 2 or p.ndim != 2 or x.shape[1] != p.shape[1] or p.shape[0] < 1:
         raise ConfigError(f"embeddings must be [n, dim] and [N >= 1, dim]. Found {x.shape} and {p.shape}.")
-    check_positive_int("k", k)
+    check_int("k", k)
     if k > p.shape[0]:
         raise ConfigError(f"`k` (num_nearest_neighbor) must be at most the population size {p.shape[0]}. Found {k}.")
     # ||x - p||² = |x|² + |p|² - 2 x·p: per row, rank by |p|² - 2 x·p.
@@ -334,6 +334,7 @@ def build_aug_pe(
     id_field: str | None = None,
     overwrite: bool = False,
     progress: bool = False,
+    ledger=None,
 ) -> SyntheticCorpus:
     """Build an Aug-PE synthetic corpus and its RAG index (see the module docstring).
 
@@ -346,6 +347,8 @@ def build_aug_pe(
         text_field, id_field: fields of a file input.
         overwrite: replace an existing folder (only once the new build has succeeded).
         progress: show progress bars.
+        ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger` (``--ledger``): checked before any
+            model loads, recorded just before the first draw (see :func:`~dpsynrag.pipeline.build.build_corpus`).
 
     Returns:
         The :class:`~dpsynrag.corpus.SyntheticCorpus`: one record per distinct selected text (``id``,
@@ -363,6 +366,8 @@ def build_aug_pe(
     description = config.resolved_description()
     filter_prompt = _resolve_filter_prompt(config)  # type: ignore[arg-type]  # same fields as BuildConfig
     documents = as_documents(documents, text_field=text_field, id_field=id_field)
+    charge = prepare_charge(ledger, documents, cal.plan(), delta=config.delta, kind="build", method="aug-pe",
+                            label=str(writer.out.resolve()))
     random = make_random(config.seed)
     noise = random.child("privacy-noise")
     public = random.child("public-generation")
@@ -397,6 +402,7 @@ def build_aug_pe(
         population = generate([random_prompt] * config.population_size)  # RANDOM_API: public, free
         log.info("Aug-PE: initial population of %d samples", len(population))
 
+        charge.commit()  # the ledger records the build before anything is drawn
         accountant = ZCDPAccountant(rho_budget=cal.rho_total, delta_budget=0.0, name="build")
         size = config.selected_size
         for it in range(1, config.iterations + 1):

@@ -77,6 +77,7 @@ from dpsynrag.privacy.events import (
     PrivatePredictionTokenEvent,
     SelfComposedEvent,
 )
+from dpsynrag.privacy.ledger import prepare_charge
 from dpsynrag.privacy.mechanisms import exponential_threshold
 from dpsynrag.privacy.report import PrivacyReport
 from dpsynrag.rag import Answer, check_questions
@@ -118,17 +119,6 @@ def top_k_utility(scores, theta: float, *, k: int) -> float:
     """
     s = _scores(scores)
     return -abs(float(np.sum(s > theta)) - k)
-
-
-def top_p_weights(scores, *, alpha: float) -> np.ndarray:
-    """Data-independent weights w(s) = exp(α · (s − 1)) of scores clipped to [0, 1]; each in [e^−α, 1].
-
-    Grislain's w(s) = exp(α (s − s_max)/(s_max − s_min)) with the *public* bounds s_min = 0, s_max = 1
-    of the mechanism's domain (not the data's min and max: see :func:`top_p_utility`).
-    """
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not (0.0 <= alpha < math.inf):
-        raise ConfigError(f"`alpha` must be a finite number >= 0. Found {alpha!r}.")
-    return np.exp(alpha * (_scores(scores) - 1.0))
 
 
 def top_p_utility(scores, theta: float, *, p: float, alpha: float) -> float:
@@ -383,6 +373,10 @@ class DPRAGSession:
             — the composition ``total_epsilon`` is checked against. Both are always reported.
         seed: reproducible randomness (tests and experiments; the report says NOT FOR RELEASE);
             None (default) uses the operating system's secure generator.
+        ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger` (the CLI's ``--ledger``): each
+            :meth:`answer` call is recorded there (its questions × one query's ρ and δ) before anything is
+            drawn, and refused when it would exceed the collection's lifetime budget; one query is
+            checked here, before the models load. None: not recorded.
 
     Raises:
         InfeasibleBudgetError: the per-query budget cannot pay for the retrieval threshold, or
@@ -403,6 +397,7 @@ class DPRAGSession:
         total_delta: float | None = None,
         composition: Composition = "basic",
         seed: int | None = None,
+        ledger=None,
     ):
         if not isinstance(config, DPRAGConfig):
             raise ConfigError(f"`config` must be a DPRAGConfig. Found {type(config).__name__}.")
@@ -432,6 +427,10 @@ class DPRAGSession:
             )
         self.task = resolve_task(task)
         docs = as_documents(documents)
+        self._ledger = ledger
+        # one query must fit the collection's lifetime budget; its fingerprint (None without a ledger)
+        self.ledger_dataset = prepare_charge(ledger, docs, self._plan, delta=config.delta, kind="dp-rag query",
+                                             method="dp-rag", label="DP-RAG session").dataset
         self.random = make_random(seed)
         self._threshold_random = self.random.child("retrieval-threshold")
         self._sampling_random = self.random.child("private-prediction")
@@ -613,6 +612,13 @@ class DPRAGSession:
             raise PrivacyBudgetExceededError(
                 f"answering {len(questions)} more question(s) would take the DP-RAG session to {why}; "
                 f"{self.remaining_queries()} more question(s) fit. Nothing was charged or generated."
+            )
+        if self._ledger is not None:  # recorded (or refused) before anything is drawn for these questions
+            m_new = len(questions)
+            self._ledger.record(
+                self.ledger_dataset, kind="dp-rag query", method="dp-rag", label="DP-RAG session",
+                count=m_new, rho=m_new * self._plan.rho, delta_terms=min(1.0, m_new * self._plan.delta),
+                delta=m_new * self.config.delta,
             )
         lm, cfg = self.lm, self.config
         clusters: list[list[str]] = []

@@ -57,6 +57,7 @@ from dpsynrag.privacy.events import (
     PrivatePredictionTokenEvent,
     SelfComposedEvent,
 )
+from dpsynrag.privacy.ledger import prepare_charge
 from dpsynrag.rng import RandomSource, make_random
 
 log = logging.getLogger("dpsynrag.build")
@@ -176,6 +177,7 @@ def build_dp_synth(
     id_field: str | None = None,
     overwrite: bool = False,
     progress: bool = False,
+    ledger=None,
 ) -> SyntheticCorpus:
     """Build a DP-Synth synthetic corpus (one text per random disjoint batch) and its RAG index.
 
@@ -187,6 +189,8 @@ def build_dp_synth(
         text_field, id_field: fields of a file input.
         overwrite: replace an existing folder (only once the new build has succeeded).
         progress: show progress bars.
+        ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger` (``--ledger``): checked before any
+            model loads, recorded just before the first draw (see :func:`~dpsynrag.pipeline.build.build_corpus`).
 
     Returns:
         The :class:`~dpsynrag.corpus.SyntheticCorpus`: ``num_batches`` records (``id``, ``batch``,
@@ -203,6 +207,8 @@ def build_dp_synth(
     cal = config.calibrate()
     filter_prompt = _resolve_filter_prompt(config)  # type: ignore[arg-type]  # same fields as BuildConfig
     documents = as_documents(documents, text_field=text_field, id_field=id_field)
+    charge = prepare_charge(ledger, documents, cal.plan(), delta=config.delta, kind="build", method="dp-synth",
+                            label=str(writer.out.resolve()))
     random = make_random(config.seed)
     assignment_random = random.child("batch-assignment")
     sampling = random.child("private-prediction")
@@ -216,6 +222,7 @@ def build_dp_synth(
         texts = [lm.truncate(d.text, config.max_document_tokens) for d in documents]
         # how many documents were cut (never which): owner-only, never logged
         truncation = truncation_stages(config.max_document_tokens, sum(t != d.text for t, d in zip(texts, documents)))
+        charge.commit()  # the ledger records the build before anything is drawn
         batch_of = assign_batches(len(texts), config.num_batches, assignment_random)
         members: list[list[int]] = [[] for _ in range(config.num_batches)]
         for i, b in enumerate(batch_of):

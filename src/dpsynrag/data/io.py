@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import hashlib
 import io
 import json
 import os
 import sys
 import tempfile
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,8 +39,12 @@ from dpsynrag.errors import ConfigError, DataError
 __all__ = [
     "DataFileNotFoundError",
     "Document",
+    "DocumentFile",
+    "DocumentTexts",
     "SUPPORTED_EXTENSIONS",
+    "iter_documents",
     "load_documents",
+    "open_documents",
     "read_jsonl",
     "write_jsonl_atomic",
 ]
@@ -87,13 +92,31 @@ def load_documents(
             after the limit are not read, so they are not validated either.
 
     Returns:
-        The documents in file order.
+        The documents in file order (all in memory; :func:`iter_documents` reads them one at a time).
 
     Raises:
         DataFileNotFoundError: ``path`` does not exist (also a ``DataError`` and a ``FileNotFoundError``).
         DataError: unknown extension, a malformed row (bad JSON, bad UTF-8, not an object), a missing
             field, a non-string or empty text, a missing id, a duplicate id, or no documents at all.
         ConfigError: ``limit`` is not a positive integer.
+    """
+    return list(iter_documents(path, text_field=text_field, id_field=id_field, limit=limit))
+
+
+def iter_documents(
+    path: str | os.PathLike[str],
+    *,
+    text_field: str = "text",
+    id_field: str | None = None,
+    limit: int | None = None,
+) -> Iterator[Document]:
+    """The documents of a JSON-lines, CSV or Parquet file, read and checked one row at a time.
+
+    Same arguments, checks and errors as :func:`load_documents`; each error is raised when its row is
+    reached (rows before it have been yielded). Memory: one row (JSON lines, CSV; a ``.json`` file holding
+    one JSON array is parsed whole; Parquet: one batch of 8,192 rows) plus a 64-bit hash per id (the
+    duplicate-id check; a repeated hash reads the file again to confirm and locate the earlier row).
+    The "path", extension and ``limit`` errors are raised by the call itself, before iteration.
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ConfigError(f"`limit` must be a positive integer or None. Found {limit!r}.")
@@ -105,22 +128,27 @@ def load_documents(
         )
     if file.is_dir():
         raise DataError(f"`path` must be a file, found a directory: {str(file)!r}.")
-    suffix = file.suffix.lower()
-    if suffix in _JSONL_EXTENSIONS:
-        rows = _iter_json_rows(file)
-    elif suffix in _CSV_EXTENSIONS:
-        rows = _iter_csv_rows(file)
-    elif suffix in _PARQUET_EXTENSIONS:
-        rows = _iter_parquet_rows(file, text_field, id_field)
-    else:
+    if file.suffix.lower() not in SUPPORTED_EXTENSIONS:
         raise DataError(
             f"`path`: unknown file extension {file.suffix!r} for {str(file)!r}; "
             f"supported: {', '.join(SUPPORTED_EXTENSIONS)}. Hint: rename the file or convert it."
         )
+    return _iter_documents(file, text_field, id_field, limit)
 
-    documents: list[Document] = []
-    first_seen: dict[str, str] = {}
-    for row_index, where, row in rows:
+
+def _rows(file: Path, text_field: str, id_field: str | None) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
+    suffix = file.suffix.lower()
+    if suffix in _JSONL_EXTENSIONS:
+        return _iter_json_rows(file)
+    if suffix in _CSV_EXTENSIONS:
+        return _iter_csv_rows(file)
+    return _iter_parquet_rows(file, text_field, id_field)
+
+
+def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: int | None) -> Iterator[Document]:
+    seen_ids: set[int] = set()  # 64-bit hashes of the ids so far (not the ids: memory stays small)
+    count = 0
+    for row_index, where, row in _rows(file, text_field, id_field):
         if limit is not None and row_index >= limit:
             break
         text = _field(row, text_field, where, file)
@@ -131,27 +159,181 @@ def load_documents(
                 f"{file.name}, {where}: field {text_field!r} is empty (or whitespace only). "
                 "Hint: remove empty documents before loading."
             )
-        if id_field is None:
-            doc_id = str(row_index)
-        else:
-            raw_id = _field(row, id_field, where, file)
-            if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
-                raise DataError(f"{file.name}, {where}: id field {id_field!r} is empty (null, or whitespace only).")
-            if isinstance(raw_id, (dict, list)):
-                raise DataError(
-                    f"{file.name}, {where}: id field {id_field!r} must be a scalar, found {type(raw_id).__name__}."
-                )
-            doc_id = str(raw_id)
-        if doc_id in first_seen:
-            raise DataError(
-                f"{file.name}, {where}: id field {id_field!r} repeats the id of {first_seen[doc_id]}. "
-                "Ids must be unique; hint: leave out the id field (no --id-field; id_field=None) to number rows instead."
-            )
-        first_seen[doc_id] = where
-        documents.append(Document(id=doc_id, text=text))
-    if not documents:
+        doc_id = str(row_index) if id_field is None else _document_id(row, id_field, where, file)
+        if id_field is not None:
+            key = _hash64(doc_id)
+            if key in seen_ids:
+                earlier = _earlier_row_with_id(file, text_field, id_field, doc_id, row_index)
+                if earlier is not None:
+                    raise DataError(
+                        f"{file.name}, {where}: id field {id_field!r} repeats the id of {earlier}. Ids must be "
+                        "unique; hint: leave out the id field (no --id-field; id_field=None) to number rows instead."
+                    )
+            seen_ids.add(key)
+        count += 1
+        yield Document(id=doc_id, text=text)
+    if not count:
         raise DataError(f"{file.name}: no documents found in {str(file)!r} (the file has no data rows).")
-    return documents
+
+
+def _document_id(row: Mapping[str, Any], id_field: str, where: str, file: Path) -> str:
+    raw_id = _field(row, id_field, where, file)
+    if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
+        raise DataError(f"{file.name}, {where}: id field {id_field!r} is empty (null, or whitespace only).")
+    if isinstance(raw_id, (dict, list)):
+        raise DataError(f"{file.name}, {where}: id field {id_field!r} must be a scalar, found {type(raw_id).__name__}.")
+    return str(raw_id)
+
+
+def _hash64(value: str) -> int:
+    return int.from_bytes(hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+
+
+def _earlier_row_with_id(file: Path, text_field: str, id_field: str, doc_id: str, before: int) -> str | None:
+    """Where the first row before row ``before`` with id ``doc_id`` is (None: a 64-bit hash collision)."""
+    for row_index, where, row in _rows(file, text_field, id_field):
+        if row_index >= before:
+            return None
+        if id_field in row and str(row[id_field]) == doc_id:
+            return where
+    return None
+
+
+class DocumentFile:
+    """A document collection in a file, read again, one row at a time, each time it is iterated.
+
+    Checked once when opened (every row, as :func:`iter_documents`; a warning when texts repeat, see
+    :func:`warn_duplicate_texts`), so errors in the data surface before any model is loaded. Memory: one
+    row at a time (see :func:`iter_documents`), never the whole collection.
+
+    Args:
+        path, text_field, id_field: as in :func:`load_documents`.
+
+    Iteration yields :class:`Document` in file order. ``len()`` is the number of documents.
+
+    Raises:
+        DataError: as :func:`load_documents`; on iteration also when the file changed (size, modification
+            time or inode) since it was opened: the build would otherwise mix two collections.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, text_field: str = "text", id_field: str | None = None):
+        self.path = Path(path)
+        self.text_field = text_field
+        self.id_field = id_field
+        self._identity = _file_identity(self.path)
+        self._count = 0
+        warn_duplicate_texts(self._counted())
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Document]:
+        return self._iter_checked()
+
+    def __repr__(self) -> str:
+        return f"DocumentFile({str(self.path)!r}, documents={self._count})"
+
+    def _counted(self) -> Iterator[Document]:
+        for document in self._iter_checked():
+            self._count += 1
+            yield document
+
+    def _iter_checked(self) -> Iterator[Document]:
+        documents = iter_documents(self.path, text_field=self.text_field, id_field=self.id_field)
+        self._check_unchanged()
+        yield from documents
+        self._check_unchanged()
+
+    def _check_unchanged(self) -> None:
+        if _file_identity(self.path) != self._identity:
+            raise DataError(
+                f"the document file {str(self.path)!r} changed while it was being read (size, modification time "
+                "or inode). Hint: start again once nothing writes to it (or build from a copy)."
+            )
+
+
+def _file_identity(file: Path) -> tuple[int, int, int, int] | None:
+    try:
+        st = file.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+
+
+class DocumentTexts:
+    """The texts of a collection as a model reads them (each passed through ``prepare``, e.g. the language
+    model's cut), computed afresh at each pass instead of kept: iterate for every text in order, or
+    :meth:`rows` for some. Memory: one text.
+
+    Args:
+        documents: a re-iterable collection with ``len()`` (a :class:`DocumentFile` or a list of Documents).
+        prepare: a function of one text alone (the same text gives the same result at every pass).
+    """
+
+    def __init__(self, documents: Iterable[Document], prepare: Callable[[str], str]):
+        self.documents = documents
+        self.prepare = prepare
+        self._changed: int | None = None
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    def __iter__(self) -> Iterator[str]:
+        changed = 0
+        for d in self.documents:
+            text = self.prepare(d.text)
+            changed += text != d.text
+            yield text
+        self._changed = changed
+
+    def rows(self, rows: Iterable[int]) -> Iterator[tuple[int, str]]:
+        """``(row, prepared text)`` for the given 0-based rows, which must be increasing; reading stops
+        after the last one.
+
+        Raises:
+            DataError: rows not strictly increasing, or past the end of the collection.
+        """
+        wanted = iter(rows)
+        want = next(wanted, None)
+        if want is None:
+            return
+        for row, d in enumerate(self.documents):
+            if row == want:
+                yield row, self.prepare(d.text)
+                following = next(wanted, None)
+                if following is None:
+                    return
+                if following <= want:
+                    raise DataError(f"`rows` must be strictly increasing; found {int(following)} after {int(want)}.")
+                want = following
+        raise DataError(f"`rows`: row {int(want)} is past the end of the collection ({len(self.documents)} documents).")
+
+    @property
+    def changed(self) -> int:
+        """How many texts ``prepare`` changed (an owner-only count: never which), from the last full pass
+        (one is made now when none was)."""
+        if self._changed is None:
+            for _ in self:
+                pass
+        return self._changed
+
+
+def open_documents(
+    documents: Sequence[Document] | Sequence[str] | str | os.PathLike,
+    *,
+    text_field: str = "text",
+    id_field: str | None = None,
+) -> DocumentFile | list[Document]:
+    """The private collection for a build that reads it in a stream: a file path gives a
+    :class:`DocumentFile` (re-read at each pass, never held in memory); Documents or strings give
+    :func:`as_documents`' list.
+
+    Raises:
+        DataError: as :func:`as_documents`.
+    """
+    if isinstance(documents, (str, os.PathLike)):
+        return DocumentFile(documents, text_field=text_field, id_field=id_field)
+    return as_documents(documents, text_field=text_field, id_field=id_field)
 
 
 def read_jsonl(path: str | os.PathLike[str], *, limit: int | None = None) -> list[dict[str, Any]]:
@@ -233,16 +415,34 @@ def write_jsonl_atomic(path: str | os.PathLike[str], records: Iterable[Mapping[s
 # Readers. Each yields (row_index, where, row) with `where` a human-readable location.
 
 
+def _starts_with_bracket(handle) -> bool:
+    """True when the first byte of ``handle`` that is not ASCII whitespace is ``[`` (reads only up to it)."""
+    while chunk := handle.read(1 << 16):
+        stripped = chunk.lstrip()
+        if stripped:
+            return stripped[:1] == b"["
+    return False
+
+
 def _iter_json_rows(file: Path, *, allow_array: bool = True) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
-    data = file.read_bytes()
-    if allow_array and file.suffix.lower() == ".json" and data.lstrip()[:1] == b"[":
-        yield from _iter_json_array(file, data)
-        return
+    # JSON lines are read one line at a time (memory: one row); a .json file holding one array is parsed whole
+    with open(file, "rb") as handle:
+        if allow_array and file.suffix.lower() == ".json" and _starts_with_bracket(handle):
+            handle.seek(0)
+            yield from _iter_json_array(file, handle.read())
+            return
+        handle.seek(0)
+        yield from _iter_json_lines(file, handle)
+
+
+def _iter_json_lines(file: Path, handle) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
     row_index = 0
     offset = 0
-    for line_no, raw in enumerate(data.split(b"\n"), start=1):
+    for line_no, raw in enumerate(handle, start=1):  # binary lines end at b"\n" only
         line_offset = offset
-        offset += len(raw) + 1
+        offset += len(raw)
+        if raw.endswith(b"\n"):
+            raw = raw[:-1]
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -290,23 +490,38 @@ def _iter_json_array(file: Path, data: bytes) -> Iterator[tuple[int, str, Mappin
         yield row_index, f"row {row_index}", row
 
 
+def _csv_utf8_error(file: Path) -> DataError:
+    """The error for the first invalid UTF-8 byte of ``file`` (found by reading it again line by line:
+    a multi-byte character never spans a newline byte, so each line decodes on its own)."""
+    offset = 0
+    with open(file, "rb") as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return DataError(
+                    f"{file.name}, line {line_no}: invalid UTF-8 at byte {exc.start} of the line "
+                    f"(byte {offset + exc.start} of the file): {exc.reason}. Hint: re-encode the file as UTF-8."
+                )
+            offset += len(raw)
+    return DataError(f"{file.name}: invalid UTF-8. Hint: re-encode the file as UTF-8.")  # pragma: no cover
+
+
 def _iter_csv_rows(file: Path) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
-    data = file.read_bytes()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
-        start = exc.start + bom
-        line_no = data.count(b"\n", 0, start) + 1
-        line_start = data.rfind(b"\n", 0, start) + 1
-        raise DataError(
-            f"{file.name}, line {line_no}: invalid UTF-8 at byte {start - line_start} of the line "
-            f"(byte {start} of the file): {exc.reason}. Hint: re-encode the file as UTF-8."
-        ) from None
     _raise_csv_field_limit()
+    with open(file, "rb") as raw:
+        # read one line at a time (memory: one row); newline="" keeps line ends as the csv module needs
+        text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
+        try:
+            yield from _iter_csv_text(file, text)
+        except UnicodeDecodeError:
+            raise _csv_utf8_error(file) from None
+
+
+def _iter_csv_text(file: Path, text) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
     # strict: a quote that never closes is an error, not a field that swallows the following rows
     # (which would merge several documents, and several privacy units, into one)
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader(text, strict=True)
     try:
         header = next(reader)
     except StopIteration:
@@ -417,16 +632,20 @@ def as_documents(
     return out
 
 
-def warn_duplicate_texts(documents: Sequence[Document]) -> int:
+def warn_duplicate_texts(documents: Iterable[Document]) -> int:
     """Warn (``UserWarning``, to stderr: never into a corpus folder's log) when documents repeat the text of
     an earlier one: the privacy unit is one document, so a person whose record appears twice is protected
-    only as two units. Returns the number of repeats."""
-    seen: set[str] = set()
+    only as two units. Returns the number of repeats.
+
+    Memory: a 128-bit BLAKE2b digest per distinct text, not the texts (two different texts share a digest
+    with probability about n²·2⁻¹²⁹ for n documents)."""
+    seen: set[bytes] = set()
     repeats = 0
     for d in documents:
-        if d.text in seen:
+        digest = hashlib.blake2b(d.text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        if digest in seen:
             repeats += 1
-        seen.add(d.text)
+        seen.add(digest)
     if repeats:
         warnings.warn(
             f"{repeats} document(s) repeat the exact text of an earlier one. The guarantee is per document: "

@@ -9,9 +9,20 @@ from typing import Optional
 import typer
 from rich.console import Console
 
+from dpsynrag.checks import FLAGS, error_message
 from dpsynrag.errors import DpsynragError
 
 __all__ = ["eval_command"]
+
+# The flag of each field that `dpsynrag eval` sets (EvalConfig, its preset, and the methods' configs): the
+# others come from the preset, which has no flag, and keep their field names in messages.
+_EVAL_FLAGS = {
+    **{name: FLAGS[name] for name in ("epsilon", "delta", "seed", "model", "embedder", "task", "top_k")},
+    **{name: f"--{name}" for name in ("preset", "experiment", "methods", "database", "queries", "documents",
+                                      "subset", "attacks")},
+    "epsilons": "--epsilon", "epsilon_per_query": "--epsilon", "questions": "--limit", "answer_tokens": "--answer-tokens",
+    "mq_m": "--m", "mq_epsilon_totals": "--epsilon-total",
+}
 
 
 def _floats(text: Optional[str], name: str) -> Optional[list[float]]:
@@ -36,7 +47,7 @@ def _ints(text: Optional[str], name: str) -> Optional[list[int]]:
 
 
 def eval_command(
-    task: str = typer.Option("medical", "--task", help="Task: medical | movielens | package.module:Class."),
+    task: str = typer.Option("medical", "--task", help="Task: medical | movielens | searchqa | package.module:Class."),
     database: Optional[Path] = typer.Option(None, "--database", help="The task's data folder or a database file (default: the task's folder under shared/)."),
     queries: Optional[Path] = typer.Option(None, "--queries", help="Query file in the task's format (default: the task's validation split)."),
     methods: Optional[str] = typer.Option(
@@ -48,7 +59,7 @@ def eval_command(
     epsilon: Optional[str] = typer.Option(None, "--epsilon", help="Epsilon(s) of the DP methods, comma-separated (DP-RAG: per query). Default: the preset's (10)."),
     delta: Optional[float] = typer.Option(None, "--delta", help="Delta of every DP method (default 1e-3)."),
     out: Path = typer.Option(..., "--out", help="Output folder: results.json, results.md, PNG plots, cache/ (rerun to resume)."),
-    preset: str = typer.Option("cpu", "--preset", help="cpu (2 cores, offline SmolLM2, < 1 h) | paper (paper sizes, GPU)."),
+    preset: Optional[str] = typer.Option(None, "--preset", help="cpu (2 cores, offline SmolLM2, < 1 h) | paper (paper sizes, GPU) | searchqa-cpu | searchqa-paper (R = 1000). Default: searchqa-cpu for --task searchqa, else cpu."),
     experiment: str = typer.Option("main", "--experiment", help="main (accuracy, buckets, leakage) | multi-query (accuracy vs number of queries) | audit (empirical privacy audit of DP-SynRAG)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Evaluation questions: the first N of the query file (0: all)."),
     documents: Optional[int] = typer.Option(None, "--documents", help="Database documents used (seeded random subset in the cpu preset; 0: all)."),
@@ -64,6 +75,8 @@ def eval_command(
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the PNG plots."),
 ) -> None:
     """Evaluate methods on one task: accuracy, support buckets, leakage or the multi-query curve; tables and plots."""
+    from pydantic import ValidationError
+
     from dpsynrag.eval.harness import EvalConfig, run_eval
 
     console = Console(width=None if sys.stdout.isatty() else 140)
@@ -77,6 +90,6 @@ def eval_command(
             mq_m=_ints(m, "--m"), mq_epsilon_totals=_floats(epsilon_total, "--epsilon-total"),
         )
         run_eval(config, progress=True, log=console.print, plots=not no_plots)
-    except (DpsynragError, FileExistsError, ImportError) as exc:
-        err.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
+    except (DpsynragError, FileExistsError, ImportError, ValidationError) as exc:
+        err.print(f"[bold red]error:[/] {error_message(exc, base=_EVAL_FLAGS)}", soft_wrap=True)
         raise typer.Exit(code=2) from None

@@ -51,9 +51,10 @@ from pathlib import Path
 from typing import Any
 
 from dpsynrag import __version__
+from dpsynrag.checks import check_int
 from dpsynrag.data.io import Document, load_documents, read_jsonl
 from dpsynrag.errors import ConfigError, DataError, DpsynragError, InfeasibleBudgetError
-from dpsynrag.eval.presets import EvalPreset, get_preset
+from dpsynrag.eval.presets import EvalPreset, default_preset, get_preset
 from dpsynrag.eval.scoring import (
     NameMatcher,
     accuracy_summary,
@@ -141,6 +142,16 @@ def expand_methods(methods: str | Sequence[str]) -> list[str]:
     return [m for m in METHODS if m in chosen]
 
 
+def _self_filters(method: str, preset: EvalPreset) -> bool:
+    """Whether ``method`` self-filters its corpus with the task's prompt under ``preset``. The
+    no-self-filter ablation always does: it is the unfiltered copy of a self-filtered DP-SynRAG build."""
+    if method == "dp-synrag-no-self-filter":
+        return True
+    params = {"dp-synth": preset.dp_synth, "aug-pe": preset.aug_pe}.get(
+        method, preset.synrag if method.startswith("dp-synrag") else None)
+    return params is not None and bool(params.get("self_filter", True)) and not params.get("filter_prompt")
+
+
 # ---------------------------------------------------------------------------------------------- config
 
 
@@ -187,7 +198,7 @@ class EvalConfig:
         task: str,
         out: str | os.PathLike,
         methods: str | Sequence[str] | None = None,
-        preset: str | EvalPreset = "cpu",
+        preset: str | EvalPreset | None = None,
         experiment: str = "main",
         database: str | os.PathLike | None = None,
         queries: str | os.PathLike | None = None,
@@ -198,12 +209,13 @@ class EvalConfig:
         """A config from a preset name plus overrides of its fields (``documents=``, ``questions=``,
         ``epsilons=``, ``synrag={...}`` merged into the preset's, ...). An override of None keeps the
         preset's value; ``documents``, ``questions``, ``attacks`` or ``mq_questions`` = 0 means all.
+        ``preset=None`` takes the task's default (:func:`~dpsynrag.eval.presets.default_preset`).
 
         Raises:
             ConfigError: unknown preset, method, experiment or field; bad values (ε <= 0, δ outside (0, 1),
                 sizes < 1).
         """
-        base = preset if isinstance(preset, EvalPreset) else get_preset(preset)
+        base = preset if isinstance(preset, EvalPreset) else get_preset(preset or default_preset(task))
         fields = {f.name for f in dataclasses.fields(EvalPreset)}
         changes: dict[str, Any] = {}
         for key, value in overrides.items():
@@ -242,6 +254,7 @@ class EvalConfig:
                 raise ConfigError(f"`{name}` must be a positive integer or None. Found {value!r}.")
         if p.answer_tokens < 1:
             raise ConfigError(f"`answer_tokens` must be >= 1. Found {p.answer_tokens!r}.")
+        check_int("seed", p.seed, minimum=0)  # here, not after the models load (every method's config needs it)
         if p.subset not in ("random", "first"):
             raise ConfigError(f"`subset` must be 'random' or 'first'. Found {p.subset!r}.")
         for name in ("epsilons", "mq_epsilon_totals"):
@@ -259,7 +272,16 @@ class EvalConfig:
             raise DataError(f"`database`: {str(self.database)!r} does not exist.")
         if self.queries is not None and not self.queries.is_file():
             raise DataError(f"`queries`: file {str(self.queries)!r} does not exist.")
-        get_task(self.task)  # unknown task -> ConfigError
+        task = get_task(self.task)  # unknown task -> ConfigError
+        if task.filter_prompt is None:  # e.g. searchqa: no self-filter prompt, so no corpus may self-filter
+            filtering = [m for m in self.methods if _self_filters(m, p)]
+            if filtering:
+                raise ConfigError(
+                    f"task {task.name!r} has no self-filter prompt, so it cannot run {', '.join(filtering)} with "
+                    f"preset {p.name!r} (the no-self-filter ablation needs a self-filter to remove). Hint: use "
+                    f"the task's presets (e.g. --preset {task.name}-cpu) or a preset with self_filter=False, "
+                    "and leave out dp-synrag-no-self-filter."
+                )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready copy (paths absolute)."""
@@ -961,12 +983,6 @@ def _dp_rag_privacy(spec: MethodSpec, sessions: list[dict], delta: float) -> dic
     return out
 
 
-def _zcdp_epsilon(rho: float, delta: float, conversion: str = "bun-steinke") -> float:
-    from dpsynrag.privacy.conversions import epsilon_from_rho
-
-    return float(epsilon_from_rho(rho, delta, conversion=conversion))
-
-
 def evaluate_method(h: Harness, spec: MethodSpec, *, leakage: bool = True) -> dict[str, Any]:
     """Run one method (or load it from the cache) and score it: accuracy, buckets, leakage, privacy."""
     data, p = h.data, h.config.preset
@@ -1034,14 +1050,14 @@ def evaluate_method(h: Harness, spec: MethodSpec, *, leakage: bool = True) -> di
 
 
 def _load_models(config: EvalConfig, lm, embedder):
+    if embedder is None:  # first: a bad embedder fails before the (larger) language model loads
+        from dpsynrag.models import Embedder
+
+        embedder = Embedder.load(config.embedder)
     if lm is None:
         from dpsynrag.models import LanguageModel
 
         lm = LanguageModel.load(config.model)
-    if embedder is None:
-        from dpsynrag.models import Embedder
-
-        embedder = Embedder.load(config.embedder)
     return lm, embedder
 
 
@@ -1186,6 +1202,8 @@ def run_multi_query(h: Harness) -> dict[str, Any]:
 
     Methods: those of the run among ``dp-rag``, ``dp-synrag``, ``rag``, ``non-rag`` (others are ignored).
     """
+    from dpsynrag.privacy.conversions import epsilon_from_rho
+
     p = h.config.preset
     data = h.data
     n_q = p.mq_questions if p.mq_questions is not None else len(data.queries)
@@ -1250,7 +1268,7 @@ def run_multi_query(h: Harness) -> dict[str, Any]:
                      "composition": "basic", **res}
             rho_q = res.get("privacy", {}).get("rho_per_query")
             if rho_q:
-                point["epsilon_total_zcdp"] = _zcdp_epsilon(m * rho_q, p.delta, conversion)
+                point["epsilon_total_zcdp"] = float(epsilon_from_rho(m * rho_q, p.delta, conversion=conversion))
                 point["epsilon_total_basic"] = m * eps_q
             section["points"].append(point)
             if p.mq_zcdp and m > 1:

@@ -18,19 +18,24 @@
   R = 500, L = 5, k = 80, T = 70, LLM keyword extraction over the public vocabulary, top-10 retrieval;
   DP-RAG with 70 output tokens and top-p 0.02; DP-Synth with batches of 100 documents) for a GPU and a
   stronger ``--model``.
+* ``searchqa-cpu`` and ``searchqa-paper`` (the default and the paper's for ``--task searchqa``): ``cpu``
+  and ``paper`` with the SearchQA protocol of DP-SynRAG App. C.2–C.3: no self-filter, so no
+  no-self-filter ablation; all validation questions; DP-RAG top-p 0.05; ``searchqa-paper`` with R = 1000,
+  k = 100 and 30 DP-RAG output tokens.
 
 Every field can be overridden from the command line or by :func:`dataclasses.replace`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
 from dpsynrag.errors import ConfigError
 
-__all__ = ["EvalPreset", "PRESETS", "get_preset"]
+__all__ = ["EvalPreset", "PRESETS", "SEARCHQA_METHODS", "default_preset", "get_preset"]
 
 
 def _frozen(d: dict[str, Any]) -> Mapping[str, Any]:
@@ -113,7 +118,7 @@ PRESETS: dict[str, EvalPreset] = {
         answer_tokens=24,
         synrag=_frozen(dict(
             K=1, R=48, L=1, k=30, T=48, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
-            decoding="public-prior", public_weight=0.25,
+            decoding="public-prior", public_weight=0.25, fluency_threshold=-8.0,
         )),
         dp_rag=_frozen(dict(max_new_tokens=24, max_document_tokens=96)),
         dp_synth=_frozen(dict(batch_size=100, T=32, max_document_tokens=96)),
@@ -145,6 +150,39 @@ PRESETS: dict[str, EvalPreset] = {
         mq_questions=None,
     ),
 }
+
+
+SEARCHQA_METHODS = ("non-rag", "rag", "dp-rag", "dp-synth", "aug-pe", "dp-synrag", "dp-synrag-l1",
+                    "dp-synrag-no-outlier-removal")
+"""Methods of the SearchQA presets: all but the no-self-filter ablation (the task has no self-filter)."""
+
+
+def _searchqa(base: EvalPreset, name: str, *, synrag: Mapping[str, Any] | None = None,
+              dp_rag: Mapping[str, Any] | None = None, dp_synth: Mapping[str, Any] | None = None) -> EvalPreset:
+    """``base`` with the SearchQA protocol (DP-SynRAG App. C.2–C.3): no self-filter in any corpus method,
+    DP-RAG top-p 0.05, every validation question (102 with the paper's selection), no attack prompts;
+    ``synrag``, ``dp_rag``, ``dp_synth`` override fields of those methods."""
+    return dataclasses.replace(
+        base, name=name, questions=None, attacks=None, methods=SEARCHQA_METHODS,
+        synrag=_frozen({**base.synrag, "self_filter": False, **(synrag or {})}),
+        dp_rag=_frozen({**base.dp_rag, "top_p": 0.05, **(dp_rag or {})}),
+        dp_synth=_frozen({**base.dp_synth, "self_filter": False, **(dp_synth or {})}),
+        aug_pe=_frozen({**base.aug_pe, "self_filter": False}),
+    )
+
+
+# searchqa-cpu: the cpu preset's sizes (1,000 of the snippets, R = 48; not tuned on SearchQA, which is not
+# available here). searchqa-paper: the paper's Table 6 row (R = 1000, k = 100; K, L, T as Medical Synth),
+# all snippets of the 204 selected questions, DP-RAG with 30 output tokens (App. C.3), DP-Synth with
+# batches of about 100 of the paper's 7,054 snippets (71 batches; a public size, not read from the data).
+PRESETS["searchqa-cpu"] = _searchqa(PRESETS["cpu"], "searchqa-cpu")
+PRESETS["searchqa-paper"] = _searchqa(PRESETS["paper"], "searchqa-paper", synrag={"R": 1000, "k": 100},
+                                      dp_rag={"max_new_tokens": 30}, dp_synth={"num_batches": 71})
+
+
+def default_preset(task: str) -> str:
+    """The preset used when none is given: ``"{task}-cpu"`` when it exists (``searchqa-cpu``), else ``"cpu"``."""
+    return f"{task}-cpu" if f"{task}-cpu" in PRESETS else "cpu"
 
 
 def get_preset(name: str) -> EvalPreset:

@@ -27,14 +27,14 @@ a member's logits: the engine is batch-invariant.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 import torch
 
+from dpsynrag.checks import check_real
 from dpsynrag.errors import ConfigError, DataError
-from dpsynrag.models._engine import RowBatch
+from dpsynrag.models._engine import GROUP_ROWS, RowBatch
 from dpsynrag.models.decoding import PrivateSelector, RowLayout, decode, make_private_selector
 from dpsynrag.models.lm import LanguageModel
 from dpsynrag.privacy.accountant import ZCDPAccountant
@@ -48,12 +48,6 @@ def _progress_bar(total: int, enabled: bool, desc: str):
     except ImportError:  # pragma: no cover
         return None
     return tqdm(total=total, desc=desc)
-
-
-def _check_finite_positive(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not (value > 0) or math.isinf(value):
-        raise ConfigError(f"`{name}` must be a finite number > 0. Found {value!r}.")
-    return float(value)
 
 
 class PrivatePredictionDecoder:
@@ -80,6 +74,16 @@ class PrivatePredictionDecoder:
             instruction, :meth:`~dpsynrag.models.lm.LanguageModel.public_prefix`), computed once and
             reused; None: none. Each member's logits are a function of its own prompt and the suffix
             alone, whatever shares its batch (:mod:`dpsynrag.models._engine`).
+        rows_per_group: query slots per stored prompt of the shared engine, a *public* constant (never
+            derived from the clusters): e.g. ``min(L, GROUP_ROWS)`` in a build, L being the most
+            clusters a document can be in. A prompt continued by more rows is stored once per group
+            of that many; with L = 1 one slot avoids computing attention for three empty ones.
+            Speed and memory only: the same law for every value (the last bits of a logit may
+            differ between values; for a given value they never depend on batch-mates). None:
+            ``GROUP_ROWS`` (4).
+        step_rows: rows of every decode forward, a *public* constant (e.g.
+            ``default_step_rows(device, expected_rows=R * k)`` in a build); None: the engine's default
+            (:func:`~dpsynrag.models._engine.default_step_rows`). Speed only, as ``rows_per_group``.
 
     Raises:
         ConfigError: on a bad parameter (name, rule and value in the message).
@@ -101,12 +105,14 @@ class PrivatePredictionDecoder:
         top_k_margin: float = 0.0,
         memory_budget_gb: float = 2.0,
         prompt_prefix: Sequence[int] | None = None,
+        rows_per_group: int | None = None,
+        step_rows: int | None = None,
     ):
         if not isinstance(lm, LanguageModel):
             raise ConfigError(f"`lm` must be a dpsynrag LanguageModel. Found {type(lm).__name__}.")
         self.lm = lm
-        self.clip = _check_finite_positive("clip", clip)
-        self.temperature = _check_finite_positive("temperature", temperature)
+        self.clip = check_real("clip", clip, above=0.0)
+        self.temperature = check_real("temperature", temperature, above=0.0)
         if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, (int, np.integer)) or max_new_tokens < 1:
             raise ConfigError(f"`max_new_tokens` (T) must be an integer >= 1. Found {max_new_tokens!r}.")
         self.max_new_tokens = int(max_new_tokens)
@@ -127,8 +133,13 @@ class PrivatePredictionDecoder:
                 "`public_prompt` was given."
             )
         self.public_prompt = public_prompt if self.selector.uses_public else None
-        self.memory_budget_gb = _check_finite_positive("memory_budget_gb", memory_budget_gb)
+        self.memory_budget_gb = check_real("memory_budget_gb", memory_budget_gb, above=0.0)
         self.prompt_prefix = [int(t) for t in prompt_prefix] if prompt_prefix else None
+        for name, value in (("rows_per_group", rows_per_group), ("step_rows", step_rows)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
+                raise ConfigError(f"`{name}` must be an integer >= 1 or None. Found {value!r}.")
+        self.rows_per_group = GROUP_ROWS if rows_per_group is None else int(rows_per_group)
+        self.step_rows = None if step_rows is None else int(step_rows)
 
     # -- public API --------------------------------------------------------------------------------
 
@@ -138,6 +149,8 @@ class PrivatePredictionDecoder:
         accountants: Sequence[ZCDPAccountant],
         *,
         progress: bool = False,
+        streams: Sequence[RandomSource] | None = None,
+        public_prompts: Sequence[str] | None = None,
     ) -> list[str]:
         """One synthetic text per cluster (METHOD.md §2d).
 
@@ -148,16 +161,25 @@ class PrivatePredictionDecoder:
                 PrivatePredictionTokenEvent(c, τ) — (c/τ)²/2 zCDP each — whatever the cluster's
                 size or when its text ends.
             progress: show a progress bar over batches of clusters.
+            streams: ``streams[r]`` = cluster r's own sampling randomness (e.g.
+                ``random.child(f"cluster-{r}")``): T uniforms each, so a cluster's text does not
+                depend on how clusters are batched or spread over processes. None: every draw from
+                ``random``, in batch order.
+            public_prompts: ``public_prompts[r]`` = cluster r's own rendered public prompt, replacing
+                the decoder's ``public_prompt`` for that cluster (e.g. the instruction with the
+                cluster's *released* keyword). Public values only: it must not be derived from any
+                document, only from public constants and released outputs. Needs a variant that
+                uses a public prompt. None: the decoder's ``public_prompt`` for every cluster.
 
         Returns:
             ``len(clusters)`` texts (the sampled tokens up to the first EOS, special tokens removed).
 
         Raises:
             DataError: no clusters, a member that is not a non-empty string, a prompt too long.
-            ConfigError: ``accountants`` not one per cluster.
+            ConfigError: ``accountants`` (or ``streams``) not one per cluster.
             PrivacyBudgetExceededError: an accountant cannot pay a step (raised before that draw).
         """
-        ids = self.generate_ids(clusters, accountants, progress=progress)
+        ids = self.generate_ids(clusters, accountants, progress=progress, streams=streams, public_prompts=public_prompts)
         return [self.lm.tokenizer.decode(t, skip_special_tokens=True) for t in ids]
 
     def generate_ids(
@@ -166,9 +188,11 @@ class PrivatePredictionDecoder:
         accountants: Sequence[ZCDPAccountant],
         *,
         progress: bool = False,
+        streams: Sequence[RandomSource] | None = None,
+        public_prompts: Sequence[str] | None = None,
     ) -> list[list[int]]:
         """As :meth:`generate`, returning token ids (EOS excluded) instead of text."""
-        prompts, members = self._encode(clusters)
+        prompts, members, public_of = self._encode(clusters, public_prompts)
         if len(accountants) != len(clusters):
             raise ConfigError(
                 f"need one accountant per cluster: {len(clusters)} clusters, {len(accountants)} accountants."
@@ -176,12 +200,17 @@ class PrivatePredictionDecoder:
         for i, acc in enumerate(accountants):
             if not isinstance(acc, ZCDPAccountant):
                 raise ConfigError(f"accountants[{i}] must be a ZCDPAccountant. Found {type(acc).__name__}.")
+        if streams is not None and (len(streams) != len(clusters)
+                                    or not all(isinstance(s, RandomSource) for s in streams)):
+            raise ConfigError(f"`streams` must hold one RandomSource per cluster ({len(clusters)} clusters).")
         out: list[list[int]] = [[] for _ in clusters]
-        plan = self._plan(prompts, members)
+        plan = self._plan(prompts, members, public_of)
         bar = _progress_bar(len(plan) * self.max_new_tokens, progress, "private prediction (batch x token)")
         try:
             for batch in plan:
-                toks = self._decode_batch(prompts, [members[r] for r in batch], [accountants[r] for r in batch], bar)
+                toks = self._decode_batch(prompts, [members[r] for r in batch], [public_of[r] for r in batch],
+                                          [accountants[r] for r in batch], bar,
+                                          None if streams is None else [streams[r] for r in batch])
                 for r, t in zip(batch, toks):
                     out[r] = t
         finally:
@@ -190,7 +219,7 @@ class PrivatePredictionDecoder:
         return out
 
     def aggregated_logits(
-        self, clusters: Sequence[Sequence[str]], suffix: Sequence[int] = ()
+        self, clusters: Sequence[Sequence[str]], suffix: Sequence[int] = (), public_prompts: Sequence[str] | None = None
     ) -> torch.Tensor:
         """The aggregated scores z of each cluster after a given shared suffix — **not private**.
 
@@ -202,19 +231,21 @@ class PrivatePredictionDecoder:
         Args:
             clusters: as in :meth:`generate`, all in one batch.
             suffix: token ids appended to every prompt (the text generated so far).
+            public_prompts: as in :meth:`generate`.
 
         Returns:
             FloatTensor ``[len(clusters), lm.vocab_size]``, float32, on CPU.
         """
-        prompts, members = self._encode(clusters)
+        prompts, members, public_of = self._encode(clusters, public_prompts)
         suffix = [int(t) for t in suffix]
-        rows = self._rows(members)
+        rows = self._rows(members, public_of)
         z = torch.zeros((len(clusters), self.lm.vocab_size), dtype=torch.float32)
         if not rows[0]:
             return z
         row_prompt, row_cluster, row_public = rows
         batch = RowBatch(self.lm.runner, *self._distinct(prompts, row_prompt), max_new_tokens=len(suffix),
-                         public_prefix=self.prompt_prefix)
+                         public_prefix=self.prompt_prefix, rows_per_group=self.rows_per_group,
+                         step_rows=self.step_rows)
         logits = batch.first_logits
         for tok in suffix:
             logits = batch.step(torch.full((len(row_prompt),), tok, dtype=torch.long))
@@ -222,9 +253,9 @@ class PrivatePredictionDecoder:
 
     # -- internals ---------------------------------------------------------------------------------
 
-    def _encode(self, clusters) -> tuple[list[list[int]], list[list[int]]]:
-        """Distinct prompts as token ids (the public prompt, if any, last) and each cluster's members
-        as indices into them."""
+    def _encode(self, clusters, public_prompts=None) -> tuple[list[list[int]], list[list[int]], list[int | None]]:
+        """Distinct prompts as token ids, each cluster's members as indices into them, and each
+        cluster's public prompt index (None when the variant runs no public prompt)."""
         if isinstance(clusters, (str, bytes)) or not isinstance(clusters, Sequence):
             raise DataError(f"`clusters` must be a sequence of clusters (sequences of prompts). Found {type(clusters).__name__}.")
         if len(clusters) == 0:
@@ -245,12 +276,26 @@ class PrivatePredictionDecoder:
                     texts.append(p)
                 m.append(index[p])
             members.append(m)
+        public_of: list[int | None] = [None] * len(clusters)
+        if public_prompts is not None:
+            if self.public_prompt is None:
+                raise ConfigError(f"`public_prompts` need a decoding that uses a public prompt; {self.decoding!r} runs none.")
+            if isinstance(public_prompts, (str, bytes)) or not isinstance(public_prompts, Sequence) or len(
+                public_prompts
+            ) != len(clusters) or not all(isinstance(p, str) and p for p in public_prompts):
+                raise ConfigError(f"`public_prompts` must hold one non-empty rendered prompt per cluster ({len(clusters)}).")
         if self.public_prompt is not None:
-            texts.append(self.public_prompt)
+            public_index: dict[str, int] = {}
+            for r in range(len(clusters)):
+                p = self.public_prompt if public_prompts is None else public_prompts[r]
+                if p not in public_index:
+                    public_index[p] = len(texts)
+                    texts.append(p)
+                public_of[r] = public_index[p]
         prompts = self.lm._encode_prompts(texts, self.max_new_tokens)
-        return prompts, members
+        return prompts, members, public_of
 
-    def _rows(self, members: list[list[int]]):
+    def _rows(self, members: list[list[int]], public_of: list[int | None]):
         """Rows of a batch: (prompt index, cluster position, is_public) per row."""
         row_prompt: list[int] = []
         row_cluster: list[int] = []
@@ -260,8 +305,8 @@ class PrivatePredictionDecoder:
                 row_prompt.append(p)
                 row_cluster.append(c)
                 row_public.append(False)
-            if self.public_prompt is not None:
-                row_prompt.append(-1)  # resolved to the last prompt by _distinct
+            if public_of[c] is not None:
+                row_prompt.append(public_of[c])
                 row_cluster.append(c)
                 row_public.append(True)
         return row_prompt, row_cluster, row_public
@@ -273,20 +318,19 @@ class PrivatePredictionDecoder:
         used: list[list[int]] = []
         src = []
         for p in row_prompt:
-            p = p if p >= 0 else len(prompts) - 1
             if p not in local:
                 local[p] = len(used)
                 used.append(prompts[p])
             src.append(local[p])
         return used, src
 
-    def _plan(self, prompts: list[list[int]], members: list[list[int]]) -> list[list[int]]:
+    def _plan(self, prompts: list[list[int]], members: list[list[int]], public_of: list[int | None]) -> list[list[int]]:
         """Contiguous batches of cluster indices whose estimated memory fits the budget.
 
-        Estimate: keys/values of the batch's distinct prompts (once each with the shared engine,
-        once per row otherwise) and of every row's T generated tokens, plus the float32 logits
-        and aggregation temporaries of every row. The plan depends only on the clusters' sizes and
-        prompt lengths, and never drops or splits a cluster.
+        Estimate: keys/values of the batch's stored prompts (with the shared engine, once per
+        ``rows_per_group`` rows of a prompt; once per row otherwise) and of every row's T generated
+        tokens, plus the float32 logits and aggregation temporaries of every row. The plan depends
+        only on the clusters' sizes and prompt lengths, and never drops or splits a cluster.
         """
         budget = self.memory_budget_gb * 2**30
         kvb = self.lm.kv_bytes_per_token()
@@ -294,39 +338,48 @@ class PrivatePredictionDecoder:
         shared = self.lm.runner.mode == "shared"
         per_row = (self.max_new_tokens + (0 if shared else width)) * kvb + 3 * 4 * self.lm.model_vocab_size
         per_prompt = width * kvb if shared else 0
-        public = [len(prompts) - 1] if self.public_prompt is not None else []
+        g = self.rows_per_group
         batches: list[list[int]] = []
         cur: list[int] = []
-        used: set[int] = set()
+        rows_of: dict[int, int] = {}  # rows of each prompt in the current batch
         cost = 0.0
+
+        def stores(rows: list[int], have: dict[int, int]) -> int:  # prompt copies the rows add
+            seen = dict.fromkeys(rows, 0)
+            for p in rows:
+                seen[p] += 1
+            return sum(-(-(have.get(p, 0) + k) // g) - -(-have.get(p, 0) // g) for p, k in seen.items())
+
         for r, m in enumerate(members):
-            new = set(m) | set(public)
-            add = len(new - used) * per_prompt + (len(m) + len(public)) * per_row
+            rows = list(m) + ([] if public_of[r] is None else [public_of[r]])
+            add = stores(rows, rows_of) * per_prompt + len(rows) * per_row
             if cur and cost + add > budget:
                 batches.append(cur)
-                cur, used, cost = [], set(), 0.0
-                add = len(new) * per_prompt + (len(m) + len(public)) * per_row
+                cur, rows_of, cost = [], {}, 0.0
+                add = stores(rows, rows_of) * per_prompt + len(rows) * per_row
             cur.append(r)
-            used |= new
+            for p in rows:
+                rows_of[p] = rows_of.get(p, 0) + 1
             cost += add
         if cur:
             batches.append(cur)
         return batches
 
-    def _selector(self, accountants: Sequence[ZCDPAccountant]) -> PrivateSelector:
+    def _selector(self, accountants: Sequence[ZCDPAccountant], streams=None) -> PrivateSelector:
         return make_private_selector(
-            vocab_size=self.lm.vocab_size, clip=self.clip, temperature=self.temperature, random=self.random,
-            accountants=accountants, **self._selector_args,
+            vocab_size=self.lm.vocab_size, clip=self.clip, temperature=self.temperature,
+            random=self.random if streams is None else streams, accountants=accountants, **self._selector_args,
         )
 
-    def _decode_batch(self, prompts, members, accountants, bar=None) -> list[list[int]]:
+    def _decode_batch(self, prompts, members, public_of, accountants, bar=None, streams=None) -> list[list[int]]:
         T = self.max_new_tokens
-        row_prompt, row_cluster, row_public = self._rows(members)
+        row_prompt, row_cluster, row_public = self._rows(members, public_of)
         batch = None
         if row_prompt:
             used, src = self._distinct(prompts, row_prompt)
-            batch = RowBatch(self.lm.runner, used, src, max_new_tokens=T - 1, public_prefix=self.prompt_prefix)
+            batch = RowBatch(self.lm.runner, used, src, max_new_tokens=T - 1, public_prefix=self.prompt_prefix,
+                             rows_per_group=self.rows_per_group, step_rows=self.step_rows)
         return decode(
-            batch, RowLayout.build(row_cluster, row_public, len(members)), self._selector(accountants),
+            batch, RowLayout.build(row_cluster, row_public, len(members)), self._selector(accountants, streams),
             steps=T, eos=self.lm.eos_token_ids, on_step=None if bar is None else (lambda: bar.update(1)),
         )

@@ -36,7 +36,6 @@ that rounding.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -44,6 +43,7 @@ from typing import ClassVar
 import numpy as np
 import torch
 
+from dpsynrag.checks import check_int, check_real
 from dpsynrag.errors import ConfigError
 from dpsynrag.models._engine import RowBatch
 from dpsynrag.privacy.accountant import ZCDPAccountant
@@ -55,24 +55,6 @@ DECODINGS = ("paper", "public-prior", "invisibleink")
 
 # Rows clipped together: bounds the float32 temporaries of clipping to ~CLIP_ROWS x vocab x 4 B each.
 _CLIP_ROWS = 64
-
-
-def _positive(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not (value > 0) or math.isinf(value):
-        raise ConfigError(f"`{name}` must be a finite number > 0. Found {value!r}.")
-    return float(value)
-
-
-def _non_negative(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not (0.0 <= value < math.inf):
-        raise ConfigError(f"`{name}` must be a finite number >= 0. Found {value!r}.")
-    return float(value)
-
-
-def _vocab(value) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ConfigError(f"`vocab_size` must be an integer >= 1. Found {value!r}.")
-    return int(value)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -173,7 +155,7 @@ class _OneRowSelector(Selector):
     """Base of the non-private selectors: each live group has exactly one (non-public) row."""
 
     def __init__(self, vocab_size: int):
-        self.vocab_size = _vocab(vocab_size)
+        self.vocab_size = check_int("vocab_size", vocab_size)
 
     def _scatter(self, row_tokens: np.ndarray, layout: RowLayout) -> np.ndarray:
         if bool(layout.public.any()) or len(set(layout.group.tolist())) != layout.rows:
@@ -207,7 +189,7 @@ class SamplingSelector(_OneRowSelector):
 
     def __init__(self, vocab_size: int, *, temperature: float, random: RandomSource):
         super().__init__(vocab_size)
-        self.temperature = _positive("temperature", temperature)
+        self.temperature = check_real("temperature", temperature, above=0.0)
         if not isinstance(random, RandomSource):
             raise ConfigError(f"`random` must be a dpsynrag.rng.RandomSource. Found {type(random).__name__}.")
         self.random = random
@@ -232,7 +214,9 @@ class PrivateSelector(Selector):
         vocab_size: the tokenizer's vocabulary size; logit columns at or beyond it are padding of the
             output layer and are dropped before anything else (a data-independent mask).
         clip: c > 0. temperature: τ > 0.
-        random: randomness of the draws (a :class:`~dpsynrag.rng.SecureRandom` for release).
+        random: randomness of the draws (a :class:`~dpsynrag.rng.SecureRandom` for release): one
+            source for every group, or one per group (each cluster's own named stream: its tokens
+            then do not depend on the other groups of the batch).
         accountants: one accountant per group (the clusters' branch accountants); may be empty for
             :meth:`scores` alone.
     """
@@ -246,15 +230,20 @@ class PrivateSelector(Selector):
         *,
         clip: float,
         temperature: float,
-        random: RandomSource,
+        random: RandomSource | Sequence[RandomSource],
         accountants: Sequence[ZCDPAccountant] = (),
     ):
-        self.vocab_size = _vocab(vocab_size)
-        self.clip = _positive("clip", clip)
-        self.temperature = _positive("temperature", temperature)
-        if not isinstance(random, RandomSource):
-            raise ConfigError(f"`random` must be a dpsynrag.rng.RandomSource. Found {type(random).__name__}.")
-        self.random = random
+        self.vocab_size = check_int("vocab_size", vocab_size)
+        self.clip = check_real("clip", clip, above=0.0)
+        self.temperature = check_real("temperature", temperature, above=0.0)
+        if not isinstance(random, RandomSource) and (
+            isinstance(random, (str, bytes)) or not isinstance(random, Sequence)
+            or not all(isinstance(r, RandomSource) for r in random)
+        ):
+            raise ConfigError(
+                f"`random` must be a dpsynrag.rng.RandomSource or one per group. Found {type(random).__name__}."
+            )
+        self.random = random if isinstance(random, RandomSource) else list(random)
         self.accountants = list(accountants)
 
     def scores(self, logits: torch.Tensor, layout: RowLayout) -> torch.Tensor:
@@ -308,10 +297,10 @@ class PaperSelector(PrivateSelector):
 
     name: ClassVar[str] = "paper"
 
-    def __init__(self, vocab_size: int, *, clip: float, temperature: float, random: RandomSource,
+    def __init__(self, vocab_size: int, *, clip: float, temperature: float, random: RandomSource | Sequence[RandomSource],
                  accountants: Sequence[ZCDPAccountant] = (), public_weight: float = 0.0):
         super().__init__(vocab_size, clip=clip, temperature=temperature, random=random, accountants=accountants)
-        self.public_weight = _non_negative("public_weight", public_weight)
+        self.public_weight = check_real("public_weight", public_weight, at_least=0.0)
         self.uses_public = self.public_weight > 0
 
     def scores(self, logits, layout):
@@ -355,7 +344,7 @@ class PublicPriorSelector(PaperSelector):
 
     name: ClassVar[str] = "public-prior"
 
-    def __init__(self, vocab_size: int, *, clip: float, temperature: float, random: RandomSource,
+    def __init__(self, vocab_size: int, *, clip: float, temperature: float, random: RandomSource | Sequence[RandomSource],
                  accountants: Sequence[ZCDPAccountant] = (), public_weight: float = 1.0):
         if isinstance(public_weight, (int, float)) and not isinstance(public_weight, bool) and public_weight == 0:
             raise ConfigError("`public_weight` (omega) of the public-prior decoding must be > 0 (use 'paper' for 0).")
@@ -404,15 +393,15 @@ class InvisibleInkSelector(PrivateSelector):
     name: ClassVar[str] = "invisibleink"
     uses_public = True
 
-    def __init__(self, vocab_size: int, *, clip: float, temperature: float, random: RandomSource,
+    def __init__(self, vocab_size: int, *, clip: float, temperature: float, random: RandomSource | Sequence[RandomSource],
                  accountants: Sequence[ZCDPAccountant] = (), public_scale: float = 1.0,
                  top_k: int | None = None, top_k_margin: float = 0.0):
         super().__init__(vocab_size, clip=clip, temperature=temperature, random=random, accountants=accountants)
-        self.public_scale = _non_negative("public_scale", public_scale)
+        self.public_scale = check_real("public_scale", public_scale, at_least=0.0)
         if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1):
             raise ConfigError(f"`top_k` (top-k+ candidate set) must be an integer >= 1 or None. Found {top_k!r}.")
         self.top_k = None if top_k is None else int(top_k)
-        self.top_k_margin = _non_negative("top_k_margin", top_k_margin)
+        self.top_k_margin = check_real("top_k_margin", top_k_margin, at_least=0.0)
 
     def candidates(self, public_logprobs: torch.Tensor) -> torch.Tensor:
         """The top-k⁺ candidate set: BoolTensor like ``public_logprobs`` ``[n, vocab]`` (all True when
@@ -461,7 +450,7 @@ def make_private_selector(
     *,
     clip: float,
     temperature: float,
-    random: RandomSource,
+    random: RandomSource | Sequence[RandomSource],
     accountants: Sequence[ZCDPAccountant] = (),
     public_weight: float | None = None,
     public_scale: float = 1.0,

@@ -9,7 +9,9 @@ Offline default: all-MiniLM-L6-v2 (384-d) from the PyPI package ``pyduck-janitor
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import weakref
+from collections.abc import Iterable, Sequence
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +19,7 @@ import numpy as np
 from dpsynrag.errors import ConfigError, DataError, ModelLoadError
 from dpsynrag.models import _defaults
 from dpsynrag.models.lm import _looks_like_path, resolve_device
+from dpsynrag.threads import configure_threads
 
 
 def _check_texts(texts: Sequence[str]) -> list[str]:
@@ -75,6 +78,7 @@ class Embedder:
             ConfigError: bad ``device``.
         """
         dev = resolve_device(device)
+        configure_threads()  # once per process: the cores free to it (dpsynrag.threads)
         local = False
         if name_or_path is None:
             source, name, local = str(_defaults.minilm_path()), _defaults.minilm_name(), True
@@ -94,7 +98,10 @@ class Embedder:
                 )
             source, name, local = str(path), str(path), True
         elif isinstance(name_or_path, str) and name_or_path.strip():
+            from dpsynrag.models.hub import local_files_only
+
             source = name = name_or_path
+            local = local_files_only(name, what="embedding model", flag="--embedder")  # fails at once if it cannot load
         else:
             raise ModelLoadError(f"`name_or_path` must be a hub id, a path or None. Found {name_or_path!r}.")
         from sentence_transformers import SentenceTransformer
@@ -164,3 +171,127 @@ class Embedder:
         norms = np.linalg.norm(emb, axis=1, keepdims=True)
         unit = np.divide(emb, norms, out=np.zeros_like(emb), where=norms > 0)
         return unit.astype(np.float32)
+
+
+EMBED_CHUNK = 256
+"""Texts per :meth:`Embedder.encode` call in :func:`embed_to_file`."""
+
+
+class EmbeddingFile:
+    """Unit-norm float32 embedding rows kept in an owner-only temporary file instead of memory.
+
+    The file is created with :func:`tempfile.mkstemp` (mode 0600) in ``folder`` (a build puts it beside
+    its corpus folder) and, on POSIX, unlinked at once: only the open descriptor reaches it, so it
+    disappears when it is closed or the process ends, even killed. Elsewhere it is deleted by
+    :meth:`close`. Rows are appended in order and read back by position with :meth:`take`, which maps
+    the file only for the duration of the call (the resident memory is the rows asked for, not the file).
+
+    Args:
+        dim: the embedding dimension.
+        folder: where the temporary file goes.
+
+    Attributes:
+        rows: the number of rows written so far.
+    """
+
+    def __init__(self, dim: int, folder: str | os.PathLike):
+        import tempfile
+
+        self.dim = int(dim)
+        self.rows = 0
+        fd, name = tempfile.mkstemp(prefix=".dpsynrag-embeddings-", suffix=".f32", dir=folder)
+        self._file = os.fdopen(fd, "w+b")
+        if os.name == "posix":
+            os.unlink(name)
+            name = None
+        self._close = weakref.finalize(self, _close_and_delete, self._file, name)  # at close, collection or exit
+
+    def append(self, rows: np.ndarray) -> None:
+        """Append float32 rows ``[n, dim]``."""
+        rows = np.ascontiguousarray(rows, dtype=np.float32)
+        if rows.ndim != 2 or rows.shape[1] != self.dim:
+            raise DataError(f"embedding rows must have shape [n, {self.dim}]. Found {list(rows.shape)}.")
+        self._file.seek(0, os.SEEK_END)
+        self._file.write(rows.tobytes())
+        self.rows += rows.shape[0]
+
+    def take(self, positions: Sequence[int] | np.ndarray) -> np.ndarray:
+        """The rows at ``positions`` (0-based, in the order given), as a new float32 array ``[n, dim]``.
+
+        Raises:
+            IndexError: a position outside ``[0, rows)``.
+        """
+        positions = np.asarray(positions, dtype=np.int64).reshape(-1)
+        if positions.size and (positions.min() < 0 or positions.max() >= self.rows):
+            raise IndexError(f"embedding rows: positions must be in [0, {self.rows}).")
+        if not positions.size or not self.rows:
+            return np.zeros((positions.size, self.dim), dtype=np.float32)
+        import mmap
+
+        self._file.flush()
+        with mmap.mmap(self._file.fileno(), self.rows * self.dim * 4, access=mmap.ACCESS_READ) as mapped:
+            table = np.frombuffer(mapped, dtype=np.float32).reshape(self.rows, self.dim)
+            out = table[positions]  # a copy
+            del table  # release the buffer so that the map can close: its pages leave resident memory
+        return out
+
+    def close(self) -> None:
+        """Close (and, where it was not unlinked at creation, delete) the file. Idempotent."""
+        self._close()
+
+    def __enter__(self) -> "EmbeddingFile":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _close_and_delete(file, name: str | None) -> None:
+    file.close()
+    if name is not None:
+        try:
+            os.unlink(name)
+        except FileNotFoundError:
+            pass
+
+
+def embed_to_file(embedder, texts: Iterable[str], *, folder: str | os.PathLike, total: int | None = None,
+                  progress: bool = False) -> tuple[EmbeddingFile, int | None]:
+    """Embed a stream of private texts into an :class:`EmbeddingFile`, :data:`EMBED_CHUNK` at a time.
+
+    Each chunk goes through ``embedder.encode`` with its default batch size (1 for :class:`Embedder`: one
+    text per forward pass), so every row is the same as when all texts are encoded in one call.
+
+    Args:
+        embedder: an :class:`Embedder` (or any object with ``encode(texts) -> [n, dim]`` and ``dim``).
+        texts: the texts, in the order of the rows; any iterable.
+        folder: where the temporary file goes.
+        total: the number of texts, for the progress bar only.
+
+    Returns:
+        ``(file, cut)``: the rows, and how many texts were longer than the embedder reads
+        (``embedder.count_truncated``; None for an embedder that does not report it).
+    """
+    count = getattr(embedder, "count_truncated", None)
+    cut = None if count is None else 0
+    out = EmbeddingFile(embedder.dim, folder)
+    bar = None
+    try:
+        if progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=total, desc="embeddings")
+        texts = iter(texts)
+        while chunk := list(islice(texts, EMBED_CHUNK)):
+            out.append(embedder.encode(chunk))
+            if count is not None:
+                cut += int(count(chunk))
+            if bar is not None:
+                bar.update(len(chunk))
+    except BaseException:
+        out.close()
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    return out, cut

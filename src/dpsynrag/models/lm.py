@@ -22,10 +22,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from dpsynrag.checks import check_int
 from dpsynrag.errors import ConfigError, DataError, ModelLoadError
 from dpsynrag.models import _defaults
 from dpsynrag.models._engine import ModelRunner, RowBatch, default_step_rows
 from dpsynrag.models.decoding import GreedySelector, RowLayout, decode
+from dpsynrag.threads import configure_threads
 
 logger = logging.getLogger(__name__)
 
@@ -88,11 +90,6 @@ def _looks_like_path(text: str) -> bool:
     if text.lower().endswith((".gguf", ".safetensors", ".bin", ".pt", ".json")):
         return True
     return text.count("/") > 1 or "\\" in text
-
-
-def _check_positive_int(name: str, value, minimum: int = 1) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ConfigError(f"`{name}` must be an integer >= {minimum}. Found {value!r}.")
 
 
 class LanguageModel:
@@ -203,13 +200,14 @@ class LanguageModel:
         """
         dev = resolve_device(device)
         dt = resolve_dtype(dtype, dev)
+        configure_threads()  # once per process: the cores free to it (dpsynrag.threads)
         if model is None:
             return cls._load_default(dev, dt)
         if isinstance(model, os.PathLike) or (isinstance(model, str) and (os.path.exists(os.path.expanduser(model))
                                                                           or _looks_like_path(model))):
             path = Path(os.path.expanduser(os.fspath(model)))
             if not path.exists():
-                raise ModelLoadError(f"`model` path {str(path)!r} does not exist.")
+                raise ModelLoadError(f"`model` (--model) path {str(path)!r} does not exist.")
             if path.is_file():
                 if path.suffix.lower() != ".gguf":
                     raise ModelLoadError(
@@ -224,14 +222,19 @@ class LanguageModel:
             return cls._from_pretrained(str(path), dev, dt, name=str(path))
         if not isinstance(model, str) or not model.strip():
             raise ModelLoadError(f"`model` must be a hub id, a path or None. Found {model!r}.")
-        return cls._from_pretrained(model, dev, dt, name=model)
+        from dpsynrag.models.hub import local_files_only
+
+        offline = local_files_only(model, what="language model", flag="--model")  # fails at once if it cannot load
+        return cls._from_pretrained(model, dev, dt, name=model, local_files_only=offline)
 
     @classmethod
     def _from_pretrained(cls, source: str, device: torch.device, dtype: torch.dtype, *, name: str,
-                         gguf_file: str | None = None) -> "LanguageModel":
+                         gguf_file: str | None = None, local_files_only: bool = False) -> "LanguageModel":
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         extra = {"gguf_file": gguf_file} if gguf_file else {}
+        if local_files_only:
+            extra["local_files_only"] = True
         # On an accelerator, load the weights straight onto it (no full copy in host memory).
         placement = {"device_map": {"": str(device)}} if device.type != "cpu" else {}
         try:
@@ -331,7 +334,7 @@ class LanguageModel:
         Raises:
             ConfigError: if ``max_tokens`` is not an integer >= 1.
         """
-        _check_positive_int("max_tokens", max_tokens)
+        check_int("max_tokens", max_tokens)
         try:
             enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
         except (NotImplementedError, TypeError, ValueError):
@@ -403,9 +406,9 @@ class LanguageModel:
             ConfigError: bad ``max_new_tokens`` or ``batch_size``.
             DataError: an empty or too long prompt.
         """
-        _check_positive_int("max_new_tokens", max_new_tokens)
+        check_int("max_new_tokens", max_new_tokens)
         if batch_size is not None:
-            _check_positive_int("batch_size", batch_size)
+            check_int("batch_size", batch_size)
         stops = [s for s in (stop_strings or []) if s]
         encoded = self._encode_prompts(prompts, max_new_tokens)
         if not encoded:
@@ -499,6 +502,30 @@ class LanguageModel:
             return np.zeros((0, len(ids)))
         logp = torch.log_softmax(logits.double(), dim=-1)
         return logp[:, ids].numpy()
+
+
+    def reply_logprobs(self, texts: Sequence[str]) -> np.ndarray:
+        """Mean token log-probability of each text as the model's reply to an empty user turn — a
+        fluency score (nats per token; higher is more fluent).
+
+        Each text is scored alone, in one forward pass after the rendered prompt ``chat_prompt("")``,
+        over the real vocabulary. Meant for public texts (a DP synthetic corpus: post-processing).
+
+        Returns:
+            float64 array ``[len(texts)]``; ``-inf`` for a text with no tokens.
+        """
+        prefix = self.encode(self.chat_prompt(""))
+        out = np.full(len(texts), -np.inf)
+        for i, text in enumerate(texts):
+            ids = self.tokenizer(text, add_special_tokens=False)["input_ids"] if text else []
+            if not ids:
+                continue
+            x = torch.tensor([prefix + ids], device=self.device)
+            with torch.no_grad():
+                logits = self.model(x).logits[0, len(prefix) - 1 : -1, : self.vocab_size]
+            logp = torch.log_softmax(logits.double(), dim=-1)
+            out[i] = float(logp[torch.arange(len(ids)), torch.as_tensor(ids, device=logp.device)].mean())
+        return out
 
 
 def _progress(items, enabled: bool, desc: str):

@@ -22,6 +22,10 @@ whatever number of keywords the histogram releases.
 
 The folder is written to a temporary folder and renamed into place at the end, so a failed build
 leaves no folder that looks complete.
+
+Stages 2, 3, the outlier removal of 5 and each batch of clusters of private prediction are
+checkpointed in the owner-only ``.NAME.work`` beside the folder (:mod:`dpsynrag.pipeline.checkpoint`):
+``resume=True`` (``--resume``) continues a killed build without drawing any released value again.
 """
 
 from __future__ import annotations
@@ -36,15 +40,16 @@ import numpy as np
 
 from dpsynrag import __version__
 from dpsynrag.corpus import CorpusWriter, SyntheticCorpus, content_warning
-from dpsynrag.data.io import Document, as_documents
+from dpsynrag.data.io import Document, DocumentTexts, open_documents
 from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_fingerprint, vocabulary_source
 from dpsynrag.errors import ConfigError, DataError
+from dpsynrag.pipeline.checkpoint import BuildCheckpoint
 from dpsynrag.pipeline.clustering import soft_cluster, top_keywords
 from dpsynrag.pipeline.config import BuildConfig
-from dpsynrag.pipeline.keywords import make_extractor
+from dpsynrag.pipeline.keywords import extract_keyword_sets, make_extractor
 from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.privacy.ledger import prepare_charge
 from dpsynrag.privacy.mechanisms import (
-    cap_keywords,
     exponential_threshold,
     gaussian_histogram,
     gaussian_sparse_histogram,
@@ -79,6 +84,10 @@ def self_filter(lm, texts: Sequence[str], filter_prompt: str, *, progress: bool 
     return [bool(y > n) and bool(t.strip()) for y, n, t in zip(yes, no, texts)]
 
 
+KEYWORD_SLOT = "{keyword}"
+"""In a public prompt, replaced by each cluster's released keyword (a DP output: public)."""
+
+
 def resolve_public_prompt(config: BuildConfig) -> str | None:
     """The public prompt of the decoding (plain text, no private document; rendered later with the
     model's chat template), or None when the variant runs none.
@@ -93,7 +102,8 @@ def resolve_public_prompt(config: BuildConfig) -> str | None:
 
 
 def truncation_stages(
-    max_document_tokens: int, documents_cut: int, embedder=None, embedded_texts: Sequence[str] = ()
+    max_document_tokens: int, documents_cut: int, embedder=None, embedded_texts: Sequence[str] = (), *,
+    embedded_cut: int | None = None,
 ) -> list[dict]:
     """Where the private documents were cut, and how many were (never which), for
     :meth:`~dpsynrag.corpus.CorpusWriter.finish_build`: the limits go to the manifest, the counts
@@ -105,13 +115,17 @@ def truncation_stages(
         embedder: when private texts were embedded: its cut (``max_tokens``) and count
             (``count_truncated(embedded_texts)``); ``None`` in both for an embedder that reports neither.
         embedded_texts: the private texts given to the embedder.
+        embedded_cut: the embedder's count when already made (e.g. by
+            :func:`~dpsynrag.models.embedder.embed_to_file`); ``embedded_texts`` is then not used.
     """
     stages = [{"stage": "language model (max_document_tokens)", "max_tokens": max_document_tokens,
                "documents_cut": int(documents_cut)}]
     if embedder is not None:
         count = getattr(embedder, "count_truncated", None)
+        if embedded_cut is None and count is not None:
+            embedded_cut = int(count(list(embedded_texts)))
         stages.append({"stage": "embedder (max_seq_length)", "max_tokens": getattr(embedder, "max_tokens", None),
-                       "documents_cut": None if count is None else int(count(list(embedded_texts)))})
+                       "documents_cut": embedded_cut})
     return stages
 
 
@@ -153,6 +167,9 @@ def build_corpus(
     id_field: str | None = None,
     overwrite: bool = False,
     progress: bool = False,
+    ray=None,
+    ledger=None,
+    resume: bool = False,
 ) -> SyntheticCorpus:
     """Build a differentially private synthetic corpus.
 
@@ -164,6 +181,17 @@ def build_corpus(
         text_field, id_field: fields of a file input.
         overwrite: replace an existing folder (only once the new build has succeeded).
         progress: show progress bars.
+        ray: a :class:`~dpsynrag.pipeline.distributed.RayOptions` to run private prediction on Ray
+            actors (``--ray``, ``--ray-address``; workers load ``config.model``); None: in this
+            process. Each cluster samples from its own named stream, so a seeded build writes the
+            same texts either way.
+        ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger` (the CLI's ``--ledger``): the build is
+            checked against the dataset's lifetime budget before any model loads, and recorded just
+            before the first mechanism draws; None: not recorded.
+        resume: continue the build that was killed (``--resume``) from its checkpoints in
+            ``.NAME.work`` beside ``out_dir`` (:mod:`dpsynrag.pipeline.checkpoint`), reusing every released
+            value (histogram, kept members, finished clusters); without it, a build whose ``out_dir`` has
+            such a folder is refused. A new build when there is none.
 
     Returns:
         The :class:`~dpsynrag.corpus.SyntheticCorpus`. When it keeps no or few texts its
@@ -173,61 +201,76 @@ def build_corpus(
         InfeasibleBudgetError: the target (ε, δ) cannot pay for the parameters (nothing run).
         DataError: unusable input. ConfigError: bad parameters. ModelLoadError: a model fails to load.
         FileExistsError: ``out_dir`` exists and ``overwrite`` is False.
+        PrivacyBudgetExceededError: the build would exceed the dataset's lifetime budget in ``ledger``.
+        CheckpointError: a checkpoint left and not ``resume``; with ``resume``, a changed input or
+            configuration, or a finished build (nothing to resume).
     """
     t_start = time.time()
+    checkpoint = BuildCheckpoint(out_dir, resume=resume, overwrite=overwrite)
     writer = CorpusWriter(out_dir, overwrite=overwrite)
     cal = config.calibrate()  # raises before anything is loaded if the budget cannot pay
     filter_prompt = _resolve_filter_prompt(config)
     # public; before any model is loaded, so an unusable vocabulary_size / language stops the build early
     vocabulary = None if config.open_vocabulary else public_vocabulary(config.vocabulary_size, config.language)
-    documents = as_documents(documents, text_field=text_field, id_field=id_field)
+    documents = open_documents(documents, text_field=text_field, id_field=id_field)  # a file: streamed, never held
 
     random = make_random(config.seed)
     noise = random.child("privacy-noise")
     sampling = random.child("private-prediction")
 
     with writer:
+        checkpoint.open(documents, config)  # under the writer's lock; a resumed build was recorded already:
+        charge = prepare_charge(None if checkpoint.ledger_recorded else ledger, documents, config.plan(cal),
+                                delta=config.delta, kind="build", method="dp-synrag", label=str(writer.out.resolve()))
         # Nothing logged below may depend on the private data except through a mechanism.
         log.info("dpsynrag %s build: %s", __version__, config.model_dump_json())
         log.info("calibrated: %s", json.dumps(cal.to_dict()))
+        if embedder is None:  # first: a bad embedder fails before the (larger) language model loads
+            from dpsynrag.models import Embedder
+
+            embedder = Embedder.load(config.embedder)
         if lm is None:
             from dpsynrag.models import LanguageModel
 
             lm = LanguageModel.load(config.model)
-        if embedder is None:
-            from dpsynrag.models import Embedder
-
-            embedder = Embedder.load(config.embedder)
-        timings: dict[str, float] = {}
+        timings: dict[str, float] = checkpoint.timings  # stages of an interrupted build: restored, not rerun
 
         t = time.time()
-        texts = [lm.truncate(d.text, config.max_document_tokens) for d in documents]
-        cut = sum(t != d.text for t, d in zip(texts, documents))  # owner-only count (never which, never logged)
-        extractor = make_extractor(
-            config.extractor, lm=lm, K=config.K, batch_size=config.batch_size, language=config.language
-        )
-        raw = extractor.extract(texts, progress=progress)
-        vocab_set = None if vocabulary is None else frozenset(vocabulary)
-        doc_keywords = [cap_keywords(r, max_keywords=config.K, vocabulary=vocab_set) for r in raw]
-        timings["keywords_s"] = time.time() - t
-        log.info("stage 1a: keywords extracted (%s extractor)", extractor.name)
+        # each pass re-reads the documents and cuts them again; .changed: owner-only count (never which, never logged)
+        texts = DocumentTexts(documents, lambda text: lm.truncate(text, config.max_document_tokens))
+        doc_keywords = checkpoint.restore_keywords()
+        if doc_keywords is None:
+            extractor = make_extractor(
+                config.extractor, lm=lm, K=config.K, batch_size=config.batch_size, language=config.language
+            )
+            vocab_set = None if vocabulary is None else frozenset(vocabulary)
+            doc_keywords = extract_keyword_sets(extractor, texts, max_keywords=config.K, vocabulary=vocab_set,
+                                                total=len(texts), progress=progress)  # int ids, not strings
+            timings["keywords_s"] = time.time() - t
+            checkpoint.save_keywords(doc_keywords, timings)
+            log.info("stage 1a: keywords extracted (%s extractor)", extractor.name)
 
         accountant = ZCDPAccountant(rho_budget=cal.rho_total, delta_budget=cal.delta_hist, name="build")
-        if vocabulary is None:
-            released = gaussian_sparse_histogram(
-                doc_keywords,
-                max_keywords=config.K,
-                sigma=cal.sigma_hist,
-                threshold=cal.hist_threshold,
-                accountant=accountant,
-                random=noise,
-            )
-            keywords = top_keywords(released, config.R)
-        else:
-            noisy = gaussian_histogram(
-                doc_keywords, vocabulary, max_keywords=config.K, sigma=cal.sigma_hist, accountant=accountant, random=noise
-            )
-            keywords = top_keywords((vocabulary, noisy), config.R)
+        keywords = checkpoint.restore_histogram(accountant, noise)  # its events composed again: nothing drawn
+        if keywords is None:
+            checkpoint.record_in_ledger(charge)  # the ledger records the build before its first mechanism draws
+            if vocabulary is None:
+                released = gaussian_sparse_histogram(
+                    doc_keywords,
+                    max_keywords=config.K,
+                    sigma=cal.sigma_hist,
+                    threshold=cal.hist_threshold,
+                    accountant=accountant,
+                    random=noise,
+                )
+                keywords = top_keywords(released, config.R)
+            else:
+                noisy = gaussian_histogram(
+                    doc_keywords, vocabulary, max_keywords=config.K, sigma=cal.sigma_hist, accountant=accountant,
+                    random=noise,
+                )
+                keywords = top_keywords((vocabulary, noisy), config.R)
+            checkpoint.save_histogram(keywords, accountant, noise)  # even when empty: a resume must not redraw it
         if not keywords:
             raise DataError(
                 "the DP histogram released no keyword above its threshold (open vocabulary); "
@@ -246,15 +289,20 @@ def build_corpus(
         branches = [parallel.branch(r) for r in range(len(W))]
 
         t = time.time()
-        if config.outlier_removal:
-            in_any = sorted({i for c in clusters for i in c})
-            position = {i: n for n, i in enumerate(in_any)}
-            embedded = [texts[i] for i in in_any]
-            emb = embedder.encode(embedded, progress=progress) if in_any else None
-            truncation = truncation_stages(config.max_document_tokens, cut, embedder, embedded)
+        restored = checkpoint.restore_clusters(branches)  # kept members; their branches' spend composed again
+        if restored is not None:
+            kept_members, truncation = restored
+        elif config.outlier_removal:
+            from dpsynrag.models.embedder import embed_to_file
+
+            in_any = np.unique(np.fromiter((i for c in clusters for i in c), dtype=np.int64))
+            # rows on disk (owner-only temporary file beside the corpus, deleted when closed), not in memory
+            emb, embedded_cut = embed_to_file(embedder, (text for _, text in texts.rows(in_any)),
+                                              folder=writer.out.parent, total=len(in_any), progress=progress)
+            truncation = truncation_stages(config.max_document_tokens, texts.changed, embedder, embedded_cut=embedded_cut)
             kept_members: list[list[int]] = []
             for r, members in enumerate(clusters):
-                e = emb[[position[i] for i in members]] if members else np.zeros((0, embedder.dim), np.float32)
+                e = emb.take(np.searchsorted(in_any, members))
                 mu = noisy_unit_vector_sum(e, sigma=cal.sigma_embed, accountant=branches[r], random=noise)
                 norm = np.linalg.norm(mu)
                 scores = e.astype(np.float64) @ (mu / norm) if norm > 0 else np.zeros(len(members))
@@ -262,23 +310,24 @@ def build_corpus(
                     scores, target=config.k, epsilon=cal.epsilon_theta, accountant=branches[r], random=noise
                 )
                 kept_members.append([i for i, s in zip(members, scores) if s > theta])
+            emb.close()
         else:
             kept_members = clusters
-            truncation = truncation_stages(config.max_document_tokens, cut)
-        timings["outlier_removal_s"] = time.time() - t
+            truncation = truncation_stages(config.max_document_tokens, texts.changed)
+        if restored is None:
+            timings["outlier_removal_s"] = time.time() - t
+            checkpoint.save_clusters(kept_members, truncation, branches, timings)
         log.info("stage 1c: outlier removal done")
 
         t = time.time()
         from dpsynrag.models import PrivatePredictionDecoder
+        from dpsynrag.models._engine import GROUP_ROWS, default_step_rows
 
-        prompt_of = {}
-        for members in kept_members:
-            for i in members:
-                if i not in prompt_of:
-                    prompt_of[i] = lm.chat_prompt(REPHRASE_PROMPT.format(document=texts[i]))
+        # only the kept members' texts, read again from the input
+        prompt_of = {i: lm.chat_prompt(REPHRASE_PROMPT.format(document=text))
+                     for i, text in texts.rows(sorted({i for members in kept_members for i in members}))}
         public_prompt = resolve_public_prompt(config)
-        decoder = PrivatePredictionDecoder(
-            lm,
+        decoder_args = dict(
             clip=cal.clip,
             temperature=cal.temperature,
             max_new_tokens=cal.T,
@@ -291,17 +340,43 @@ def build_corpus(
             top_k_margin=config.invisibleink_margin,
             memory_budget_gb=config.memory_budget_gb,
             prompt_prefix=lm.public_prefix(REPHRASE_PROMPT),  # the public part only: template + instruction
+            rows_per_group=min(config.L, GROUP_ROWS),  # public: a document has at most L member rows
+            step_rows=default_step_rows(lm.device, expected_rows=config.R * config.k),  # public sizes
         )
+        decoder = PrivatePredictionDecoder(lm, **decoder_args)
         decoding = {**decoder.selector.describe(), "public_prompt": public_prompt if decoder.public_prompt else None}
-        synthetic = decoder.generate(
-            [[prompt_of[i] for i in members] for members in kept_members], branches, progress=progress
+        cluster_prompts = [[prompt_of[i] for i in members] for members in kept_members]
+        streams = [sampling.child(f"cluster-{r}") for r in range(len(cluster_prompts))]  # batching-independent
+        # a public prompt with "{keyword}": each cluster's own, with its released keyword (public)
+        public_prompts = (
+            [lm.chat_prompt(public_prompt.replace(KEYWORD_SLOT, w)) for w in W]
+            if decoder.public_prompt is not None and KEYWORD_SLOT in public_prompt else None
         )
+
+        def predict(rs: list[int]) -> list[list[int]]:
+            """Token ids of clusters ``rs`` (own streams, batch-invariant engine: any split, the same ids)."""
+            prompts_r, branches_r, streams_r = ([x[r] for r in rs] for x in (cluster_prompts, branches, streams))
+            if ray is None:
+                return decoder.generate_ids(prompts_r, branches_r, progress=progress, streams=streams_r,
+                                            public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs])
+            from dpsynrag.pipeline.distributed import ray_generate_ids
+
+            return ray_generate_ids(ray, config.model, (lm.name, lm.vocab_size), decoder_args, prompts_r,
+                                    branches_r, streams_r, progress=progress,
+                                    public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs])
+
+        # checkpointed after each batch of clusters; the finished clusters of an interrupted build are read back
+        ids = checkpoint.predict(predict, len(cluster_prompts), batches=None if ray is None else 1)
+        synthetic = [lm.tokenizer.decode(t, skip_special_tokens=True) for t in ids]
         timings["private_prediction_s"] = time.time() - t
         log.info("stage 2d: %d synthetic texts generated", len(synthetic))
-        del kept_members, clusters, doc_keywords, raw  # private intermediates: never written
+        del kept_members, clusters, doc_keywords  # private intermediates: never written to the corpus
 
         t = time.time()
         kept = self_filter(lm, synthetic, filter_prompt, progress=progress) if filter_prompt else [bool(s.strip()) for s in synthetic]
+        if config.fluency_threshold is not None:  # post-processing of the released texts
+            fluency = lm.reply_logprobs(synthetic)
+            kept = [k and bool(f >= config.fluency_threshold) for k, f in zip(kept, fluency)]
         timings["self_filter_s"] = time.time() - t
         log.info("stage 2e: self-filter kept %d of %d texts", sum(kept), len(kept))
         empty = content_warning(sum(kept), len(kept))  # post-processing of the released texts
@@ -321,7 +396,7 @@ def build_corpus(
             notes=config.plan_notes
             + ([] if random.is_secure else ["seeded randomness: reproducible output, NOT FOR RELEASE"]),
         )
-        return writer.finish_build(
+        corpus = writer.finish_build(
             records, method="dp-synrag", config=config, report=report, lm=lm, embedder=embedder,
             documents=documents, secure=random.is_secure, timings=timings, t_start=t_start,
             vocabulary=None
@@ -332,3 +407,5 @@ def build_corpus(
             decoding=decoding,
             truncation=truncation,
         )
+        checkpoint.remove()  # the corpus is in place: its checkpoints and private intermediates go
+        return corpus

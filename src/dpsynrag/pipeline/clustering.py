@@ -7,7 +7,7 @@ already-released keyword list W. This is what overlapping parallel composition n
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -49,7 +49,7 @@ def soft_cluster(
     keywords: Sequence[str],
     *,
     L: int,
-    texts: Sequence[str] | None = None,
+    texts: Iterable[str] | None = None,
     rule: str = "paper",
     language: str = DEFAULT_LANGUAGE,
 ) -> list[list[int]]:
@@ -74,7 +74,9 @@ def soft_cluster(
         keywords: the released keywords W, most frequent first.
         L: the most clusters a document may join (>= 1).
         texts: when given, "contains" means the keyword occurs as a word in the document's text
-            (case-insensitive) instead of being among its keywords (``rule="paper"`` only).
+            (case-insensitive) instead of being among its keywords (``rule="paper"`` only). Any
+            iterable, one text per document in order (e.g. a stream read from the file): it is read
+            once and only each text's words among ``keywords`` are kept.
         rule: ``"paper"`` or ``"primary"`` (see above).
         language: the documents' language: ``texts`` are split into words with
             :func:`dpsynrag.pipeline.keywords.text_words`, the tokenisation of the keyword extractors.
@@ -103,17 +105,20 @@ def soft_cluster(
                     clusters[position[w]].append(i)
                     joined += 1
         return clusters
+    released = set(keywords)  # only these words decide memberships: keep no other word per document
     if texts is not None:
-        if len(texts) != len(doc_keywords):
-            raise ConfigError(f"`texts` ({len(texts)}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
-        words_of = [set(text_words(t, language)) for t in texts]
+        words_of = (released.intersection(text_words(t, language)) for t in texts)
     else:
-        words_of = [set(k) for k in doc_keywords]
-    index: dict[str, list[int]] = {}
+        words_of = (released.intersection(k) for k in doc_keywords)
+    index: dict[str, list[int]] = {}  # released keyword -> the documents containing it, in order
+    n = 0
     for i, words in enumerate(words_of):
+        n += 1
         for w in words:
             index.setdefault(w, []).append(i)
-    joined = np.zeros(len(words_of), dtype=np.int64)
+    if n != len(doc_keywords):
+        raise ConfigError(f"`texts` ({n}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
+    joined = np.zeros(n, dtype=np.int64)
     clusters: list[list[int]] = [[] for _ in keywords]
     for r in range(len(keywords) - 1, -1, -1):
         members = [i for i in index.get(keywords[r], ()) if joined[i] < L]

@@ -38,6 +38,11 @@ class BuildConfig(BaseModel):
     model's chat template (no private data); when the variant needs one and none is given, it is the
     rephrase instruction with an empty document.
     Self-filtering uses ``filter_prompt`` (a template with ``{document}``) when ``self_filter``.
+    ``fluency_threshold`` (nats per token, None: off) also drops every text whose mean token
+    log-probability under the public model, as the reply to an empty user turn
+    (:meth:`~dpsynrag.models.lm.LanguageModel.reply_logprobs`), is below it: the texts of clusters whose
+    members were too few to outvote the noise of sampling are near-uniform token soup (about −12 with
+    SmolLM2-135M, fluent texts −3 to −6). Both filters read only released texts: post-processing, free.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
@@ -64,6 +69,7 @@ class BuildConfig(BaseModel):
     extractor: Literal["llm", "rarity"] = "llm"
     language: str = "en"
     self_filter: bool = True
+    fluency_threshold: Optional[float] = Field(None, lt=0)
     filter_prompt: Optional[str] = None
     task: Optional[str] = None
     model: Optional[str] = None

@@ -23,9 +23,11 @@ The soft clustering's text matching (``match_text``) uses the same :func:`text_w
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from functools import lru_cache
+from itertools import islice
 
 import regex
 
@@ -186,6 +188,97 @@ class RarityKeywordExtractor(KeywordExtractor):
                 first.setdefault(w, i)
             out.append(sorted(counts, key=lambda w: (-counts[w], zipf_frequency(w, self.language), first[w])))
         return out
+
+
+class KeywordSets(Sequence):
+    """Each document's capped keyword set, held compactly: one int32 id per keyword (ids into
+    :attr:`words`, the distinct words in order of first appearance) and one offset per document, instead
+    of a list of strings per document (4 bytes per keyword instead of ~60).
+
+    A read-only sequence: ``sets[i]`` is document i's keywords as a tuple of strings, in the order given.
+    """
+
+    def __init__(self) -> None:
+        self.words: list[str] = []
+        self._id: dict[str, int] = {}
+        self._ids = array("i")
+        self._ends = array("q")
+
+    def append(self, keywords: Iterable[str]) -> None:
+        """Add the next document's keyword set (already capped)."""
+        for w in keywords:
+            i = self._id.get(w)
+            if i is None:
+                i = self._id[w] = len(self.words)
+                self.words.append(w)
+            self._ids.append(i)
+        self._ends.append(len(self._ids))
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        start = self._ends[i - 1] if i else 0
+        return tuple(self.words[k] for k in self._ids[start:self._ends[i]])
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        start = 0
+        for end in self._ends:
+            yield tuple(self.words[k] for k in self._ids[start:end])
+            start = end
+
+
+EXTRACT_CHUNK = 512
+"""Documents per :meth:`KeywordExtractor.extract` call in :func:`extract_keyword_sets`."""
+
+
+def extract_keyword_sets(
+    extractor: KeywordExtractor,
+    texts: Iterable[str],
+    *,
+    max_keywords: int,
+    vocabulary: Container[str] | None = None,
+    total: int | None = None,
+    progress: bool = False,
+) -> KeywordSets:
+    """Each document's keyword set, capped (:func:`dpsynrag.privacy.mechanisms.cap_keywords`: lower-cased,
+    distinct, in ``vocabulary``, at most ``max_keywords``), from a stream of texts.
+
+    The texts are read :data:`EXTRACT_CHUNK` at a time; an extractor's output for a document is a
+    function of that document alone, so the result does not depend on the chunking. Memory: one chunk
+    of texts and the compact :class:`KeywordSets`.
+
+    Args:
+        texts: the documents' texts (as the extractor should read them), in order; any iterable.
+        vocabulary: None: open vocabulary.
+        total: the number of texts, for the progress bar only.
+        progress: one progress bar over the documents.
+    """
+    from dpsynrag.privacy.mechanisms import cap_keywords
+
+    sets = KeywordSets()
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, desc=f"keywords ({extractor.name})")
+    texts = iter(texts)
+    try:
+        while chunk := list(islice(texts, EXTRACT_CHUNK)):
+            for raw in extractor.extract(chunk):
+                sets.append(cap_keywords(raw, max_keywords=max_keywords, vocabulary=vocabulary))
+            if bar is not None:
+                bar.update(len(chunk))
+    finally:
+        if bar is not None:
+            bar.close()
+    return sets
 
 
 def make_extractor(

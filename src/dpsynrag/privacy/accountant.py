@@ -83,10 +83,6 @@ class ZCDPAccountant:
         """The composed events, in order (a copy)."""
         return tuple(self._entries)
 
-    def rho_remaining(self) -> float:
-        """rho left in the budget (inf without a budget)."""
-        return math.inf if self.rho_budget is None else max(0.0, self.rho_budget - self._rho)
-
     def check(self, event: PrivacyEvent) -> tuple[float, float]:
         """Validate ``event`` and check it fits the budget; returns the (rho, delta) totals after it.
 

@@ -20,6 +20,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from dpsynrag.checks import check_int
 from dpsynrag.errors import ConfigError, InfeasibleBudgetError
 from dpsynrag.privacy.conversions import CONVERSIONS, Conversion, epsilon_from_rho, rho_from_epsilon
 from dpsynrag.privacy.events import (
@@ -47,12 +48,6 @@ def _num(name: str, value: float, *, minimum: float = 0.0, strict: bool = True) 
         rule = ">" if strict else ">="
         raise ConfigError(f"`{name}` must be {rule} {minimum}. Found {value!r}.")
     return float(value)
-
-
-def _int(name: str, value: int, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ConfigError(f"`{name}` must be an integer >= {minimum}. Found {value!r}.")
-    return value
 
 
 @dataclass(frozen=True)
@@ -266,7 +261,7 @@ def calibrate(
     delta = _num("delta", delta)
     if delta >= 1:
         raise ConfigError(f"`delta` must lie strictly between 0 and 1. Found {delta!r}.")
-    K, L, T = _int("K", K), _int("L", L), _int("T", T)
+    K, L, T = check_int("K", K), check_int("L", L), check_int("T", T)
     temperature = _num("temperature", temperature)
     if conversion not in CONVERSIONS:
         raise ConfigError(f"`conversion` must be one of {CONVERSIONS}. Found {conversion!r}.")

@@ -374,20 +374,24 @@ def clip_logits(logits: torch.Tensor, clip: float) -> torch.Tensor:
     x = logits.to(torch.float32)
     if x.shape[0] == 0:
         return x.clone()
-    bad = torch.isnan(x).any(dim=1, keepdim=True)
-    row_max = x.masked_fill(bad, 0.0).max(dim=1, keepdim=True).values
-    bad = bad | ~torch.isfinite(row_max)
+    # Seven passes over [n, vocab] and one temporary (the private-prediction decoder clips every
+    # member row at every step). max propagates NaN, so a row is degenerate iff its max is not finite.
+    row_max = x.max(dim=1, keepdim=True).values
+    bad = ~torch.isfinite(row_max)
     if bool(bad.any()):
         x = x.masked_fill(bad, 0.0)  # a constant row clips to exactly 0
         row_max = row_max.masked_fill(bad, 0.0)
-    l_exp = torch.exp(x - row_max)
-    mid = (l_exp.max(dim=1, keepdim=True).values + l_exp.min(dim=1, keepdim=True).values) / 2
-    l_cent = l_exp - mid
-    norm_inf = l_cent.abs().max(dim=1, keepdim=True).values
+    l_exp = torch.sub(x, row_max).exp_()
+    lo, hi = torch.aminmax(l_exp, dim=1, keepdim=True)
+    mid = (hi + lo) / 2
+    l_cent = l_exp.sub_(mid)
+    # max |l_cent| without a pass: rounding is monotone, so the extremes of l_exp - mid are hi - mid
+    # and lo - mid (the same subtraction as the elementwise one, bit for bit).
+    norm_inf = torch.maximum((hi - mid).abs(), (lo - mid).abs())
     bound = _float32_bound(clip)
     scale = torch.clamp(bound / torch.clamp(norm_inf, min=torch.finfo(torch.float32).tiny), max=1.0)
     # The product can exceed the bound by one rounding step; the clamp makes the bound exact.
-    return torch.clamp(l_cent * scale, min=-bound, max=bound)
+    return l_cent.mul_(scale).clamp_(min=-bound, max=bound)
 
 
 def _float32_bound(clip: float) -> float:
@@ -435,7 +439,7 @@ def sample_private_tokens(
     clip: float,
     temperature: float,
     accountants: Sequence[ZCDPAccountant],
-    random: RandomSource,
+    random: RandomSource | Sequence[RandomSource],
     name: str = "private prediction token",
 ) -> np.ndarray:
     """Sample one token per row from softmax(z / τ) — the exponential mechanism of private prediction.
@@ -450,13 +454,16 @@ def sample_private_tokens(
         clip: c used for clipping.
         temperature: τ > 0.
         accountants: one accountant per row (the cluster's branch accountant).
-        random: sampling randomness.
+        random: sampling randomness: one source for every row (one uniform per row, in row order),
+            or one source per row (``random[i]`` draws row i's token: a cluster's own named stream,
+            so its tokens do not depend on which clusters share the batch or the process).
 
     Returns:
         int64 array [batch] of token ids.
 
     Raises:
-        ConfigError: on τ <= 0, a row count that differs from ``accountants``, non-finite input.
+        ConfigError: on τ <= 0, a row count that differs from ``accountants`` (or from ``random``
+            when it is a sequence), non-finite input.
         PrivacyBudgetExceededError: if a row's accountant cannot pay (nothing sampled).
     """
     z = aggregated.detach().to(torch.float64).cpu().numpy() if isinstance(aggregated, torch.Tensor) else aggregated
@@ -465,9 +472,15 @@ def sample_private_tokens(
         raise ConfigError(f"`aggregated` must have shape [batch, vocab]. Found {z.shape}.")
     if len(accountants) != z.shape[0]:
         raise ConfigError(f"need one accountant per row: {z.shape[0]} rows, {len(accountants)} accountants.")
+    per_row = not isinstance(random, RandomSource)
+    if per_row and (isinstance(random, (str, bytes)) or not isinstance(random, Sequence) or len(random) != z.shape[0]
+                    or not all(isinstance(r, RandomSource) for r in random)):
+        raise ConfigError(f"`random` must be a RandomSource or one RandomSource per row ({z.shape[0]} rows).")
     event = PrivatePredictionTokenEvent(name=name, clip=float(clip), temperature=float(temperature))
     for acc in accountants:  # validate every row first, then commit: nothing is sampled on failure
         acc.check(event)
     for acc in accountants:
         acc.compose(event)
+    if per_row:
+        return np.asarray([int(r.categorical(row)) for r, row in zip(random, z / temperature)], dtype=np.int64)
     return np.asarray(random.categorical(z / temperature), dtype=np.int64).reshape(-1)

@@ -202,16 +202,6 @@ class Task(ABC):
 
     # ------------------------------------------------------------------ prompts
 
-    def format_filter_prompt(self, document: str) -> str:
-        """The self-filter prompt for one synthetic text.
-
-        Raises:
-            ConfigError: the task has no self-filter (``filter_prompt is None``).
-        """
-        if self.filter_prompt is None:
-            raise ConfigError(f"task {self.name!r} has no self-filter prompt (filter_prompt is None).")
-        return self.filter_prompt.replace("{document}", document)
-
     def answer_user_prompt(self, question: str, documents: Sequence[str | Document] = ()) -> str:
         """The user turn for answering: the retrieved documents numbered ``[1]``, ``[2]``, … then the
         question (EVALUATION.md). With no documents (Non-RAG) only the question."""

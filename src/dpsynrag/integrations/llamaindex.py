@@ -1,0 +1,67 @@
+"""LlamaIndex retriever over a synthetic corpus (``pip install 'dpsynrag[llamaindex]'``).
+
+Example::
+
+    from dpsynrag.integrations.llamaindex import DpsynragRetriever
+    retriever = DpsynragRetriever.from_corpus("runs/demo/corpus", top_k=4)
+    nodes = retriever.retrieve("I feel dizzy. What is my disease?")
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+try:
+    from llama_index.core.retrievers import BaseRetriever
+    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError("dpsynrag.integrations.llamaindex needs llama-index-core: pip install 'dpsynrag[llamaindex]'.") from exc
+
+from dpsynrag.errors import ConfigError
+from dpsynrag.retrieval import CorpusRetriever, RemoteRetriever
+
+__all__ = ["DpsynragRetriever"]
+
+
+class DpsynragRetriever(BaseRetriever):
+    """A LlamaIndex ``BaseRetriever`` returning the top-k kept synthetic texts as ``NodeWithScore``.
+
+    Each node is a ``TextNode`` with ``id_`` ``"{corpus}:{record id}"``, the text, and ``metadata``
+    holding ``id``, ``corpus`` and the record's released fields; its score is the cosine similarity
+    (in [-1, 1]).
+
+    Args:
+        searcher: a :class:`~dpsynrag.retrieval.CorpusRetriever` or :class:`~dpsynrag.retrieval.RemoteRetriever`.
+        top_k: texts per query (>= 1; None: the corpus's default, or the service's).
+        kwargs: passed to LlamaIndex's ``BaseRetriever`` (``callback_manager``, ``verbose``).
+
+    Raises:
+        ConfigError: ``top_k`` < 1.
+    """
+
+    def __init__(self, searcher, *, top_k: Optional[int] = None, **kwargs):
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+            raise ConfigError(f"`top_k` must be an integer >= 1. Found {top_k!r}.")
+        self.searcher, self.top_k = searcher, top_k
+        super().__init__(**kwargs)
+
+    @classmethod
+    def from_corpus(cls, corpus_dir: str | os.PathLike, *, top_k: Optional[int] = None, embedder=None, **kwargs) -> "DpsynragRetriever":
+        """Search a corpus folder in-process (loads the corpus's embedder unless one is given)."""
+        return cls(CorpusRetriever.open(corpus_dir, embedder=embedder), top_k=top_k, **kwargs)
+
+    @classmethod
+    def from_service(cls, base_url: str, *, corpus: Optional[str] = None, api_key: Optional[str] = None,
+                     top_k: Optional[int] = None, **kwargs) -> "DpsynragRetriever":
+        """Search through a running ``dpsynrag serve`` at ``base_url``."""
+        return cls(RemoteRetriever(base_url, corpus=corpus, api_key=api_key), top_k=top_k, **kwargs)
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        hits = self.searcher.search([query_bundle.query_str], self.top_k)[0]
+        name = self.searcher.name
+        return [
+            NodeWithScore(node=TextNode(id_=f"{name}:{h.id}", text=h.text, metadata={**h.metadata, "id": h.id, "corpus": name}),
+                          score=h.score)
+            for h in hits
+        ]

@@ -1,0 +1,152 @@
+"""`dpsynrag ledger show | set-budget`: the persistent privacy-budget ledger per dataset
+(:mod:`dpsynrag.privacy.ledger`), and the helpers `build` and `query --method dp-rag` use to record
+their releases there."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from dpsynrag.errors import ConfigError, DpsynragError
+from dpsynrag.privacy.ledger import PrivacyLedger, dataset_fingerprint
+
+ledger_app = typer.Typer(
+    help="The privacy-budget ledger: what every build and DP-RAG query released from each dataset, and lifetime budgets.",
+    no_args_is_help=True,
+)
+console = Console(width=None if sys.stdout.isatty() else 140)
+err_console = Console(stderr=True, soft_wrap=True)
+
+LEDGER_HELP = "Privacy-budget ledger folder (default: $DPSYNRAG_LEDGER, else the user data folder, e.g. ~/.local/share/dpsynrag)."
+LIFETIME_HELP = (
+    "Refuse, before anything is drawn, if this release would take the dataset's lifetime epsilon (all releases "
+    "recorded in the ledger, zCDP composition, Bun-Steinke at the summed delta) above this."
+)
+
+
+def open_ledger(directory: Optional[Path], lifetime_epsilon: Optional[float] = None) -> PrivacyLedger:
+    """The ledger of ``--ledger`` (None: the default folder) with ``--lifetime-epsilon``."""
+    return PrivacyLedger(directory, lifetime_epsilon=lifetime_epsilon)
+
+
+def _fmt_eps(value: float) -> str:
+    return "inf (summed delta >= 1: no guarantee)" if math.isinf(value) else f"{value:.4f}"
+
+
+def summary_line(ledger: PrivacyLedger, dataset: str) -> str:
+    """One line: the dataset's releases and lifetime ε under both conversions (and its budget)."""
+    t = ledger.totals(dataset)
+    budget = t["budget"]
+    extra = "" if budget is None else f"; lifetime budget epsilon={budget['epsilon']:g} ({budget['conversion']})"
+    return (
+        f"ledger {ledger.path}: dataset {dataset[:12]} has {t['releases']} release(s), rho={t['rho']:.6g}, "
+        f"summed delta={t['delta']:.3g}: lifetime epsilon={_fmt_eps(t['epsilon'])} (tight {_fmt_eps(t['epsilon_tight'])})"
+        f"{extra}."
+    )
+
+
+def _resolve_dataset(ledger: PrivacyLedger, dataset: str, *, task: Optional[str], text_field: str,
+                     id_field: Optional[str]) -> str:
+    """A fingerprint from DATASET: an input file (or a task's data folder with --task), or a fingerprint
+    (or a unique prefix of one, at least 6 hex digits) already in the ledger."""
+    path = Path(dataset)
+    if path.exists():
+        if path.is_dir():
+            if not task:
+                raise ConfigError(f"DATASET {dataset} is a folder: pass --task to say how to read it, or give a file.")
+            from dpsynrag.tasks import get_task
+
+            return dataset_fingerprint(get_task(task).load_database(path))
+        from dpsynrag.data.io import load_documents
+
+        return dataset_fingerprint(load_documents(path, text_field=text_field, id_field=id_field))
+    if not re.fullmatch(r"[0-9a-f]{6,64}", dataset):
+        raise ConfigError(f"DATASET {dataset!r} is neither an existing input file or folder nor a fingerprint (hex).")
+    if len(dataset) == 64:
+        return dataset
+    matches = [d for d in ledger.datasets() if d.startswith(dataset)]
+    if len(matches) != 1:
+        raise ConfigError(
+            f"DATASET {dataset!r} matches {len(matches)} fingerprints in the ledger {ledger.path}; give more digits "
+            "or the input file."
+        )
+    return matches[0]
+
+
+@ledger_app.command("show")
+def show(
+    dataset: Optional[str] = typer.Argument(None, help="An input file (or data folder with --task) or a fingerprint prefix; default: every dataset."),
+    ledger: Optional[Path] = typer.Option(None, "--ledger", help=LEDGER_HELP),
+    task: Optional[str] = typer.Option(None, "--task", help="How to read a DATASET folder."),
+    text_field: str = typer.Option("text", help="Field holding the document text (DATASET file)."),
+    id_field: Optional[str] = typer.Option(None, help="Field holding a unique document id (DATASET file)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Print each dataset's releases and its lifetime total under both conversions (Bun-Steinke, tight CKS).
+
+    Releases compose in zCDP: rho adds, delta adds; epsilon is converted once at the summed delta."""
+    try:
+        led = open_ledger(ledger)
+        names = ([_resolve_dataset(led, dataset, task=task, text_field=text_field, id_field=id_field)]
+                 if dataset else led.datasets())
+        data = {d: {"totals": led.totals(d), "releases": [r.__dict__ for r in led.releases(d)]} for d in names}
+    except DpsynragError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(code=2) from None
+    if as_json:
+        typer.echo(json.dumps({"ledger": str(led.path), "datasets": data}, indent=2))
+        return
+    if not data:
+        console.print(f"ledger {led.path}: no release recorded.")
+        return
+    for name, entry in data.items():
+        table = Table(title=f"dataset {name}")
+        for col in ("#", "when (UTC)", "kind", "method", "runs", "rho", "delta terms", "delta", "output"):
+            table.add_column(col, justify="right" if col in ("#", "runs", "rho", "delta terms", "delta") else "left")
+        for r in entry["releases"]:
+            table.add_row(str(r["id"]), r["created"], r["kind"], r["method"], str(r["count"]), f"{r['rho']:.6g}",
+                          f"{r['delta_terms']:.3g}", f"{r['delta']:.3g}", r["label"])
+        t = entry["totals"]
+        table.add_section()
+        table.add_row("total", "", "", "", "", f"{t['rho']:.6g}", f"{t['delta_terms']:.3g}", f"{t['delta']:.3g}", "")
+        console.print(table)
+        console.print(
+            f"lifetime epsilon at summed delta {t['delta']:.3g}: {_fmt_eps(t['epsilon'])} (Bun-Steinke), "
+            f"{_fmt_eps(t['epsilon_tight'])} (tight, CKS)"
+        )
+        b = t["budget"]
+        if b is not None:
+            delta = "" if b["delta"] is None else f", summed delta at most {b['delta']:g}"
+            console.print(f"lifetime budget: epsilon {b['epsilon']:g} ({b['conversion']}){delta}")
+
+
+@ledger_app.command("set-budget")
+def set_budget(
+    dataset: str = typer.Argument(..., help="An input file (or data folder with --task) or a fingerprint (prefix) in the ledger."),
+    epsilon: float = typer.Option(..., "--epsilon", help="Lifetime epsilon of the dataset (all builds and DP-RAG queries together)."),
+    delta: Optional[float] = typer.Option(None, "--delta", help="Optional cap on the summed delta of its releases."),
+    conversion: str = typer.Option("bun-steinke", "--conversion", help="rho->epsilon conversion of the check: bun-steinke | cks."),
+    ledger: Optional[Path] = typer.Option(None, "--ledger", help=LEDGER_HELP),
+    task: Optional[str] = typer.Option(None, "--task", help="How to read a DATASET folder."),
+    text_field: str = typer.Option("text", help="Field holding the document text (DATASET file)."),
+    id_field: Optional[str] = typer.Option(None, help="Field holding a unique document id (DATASET file)."),
+) -> None:
+    """Set a dataset's lifetime budget: later builds and DP-RAG queries that would exceed it are refused
+    before anything is drawn."""
+    try:
+        led = open_ledger(ledger)
+        name = _resolve_dataset(led, dataset, task=task, text_field=text_field, id_field=id_field)
+        led.set_budget(name, epsilon, delta=delta, conversion=conversion)
+        line = summary_line(led, name)
+    except DpsynragError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(code=2) from None
+    console.print(line)

@@ -1,0 +1,349 @@
+"""Checkpoints of a DP-SynRAG build, so that a killed build resumes (``dpsynrag build ... --resume``).
+
+Where: the owner-only work folder ``.NAME.work`` *beside* the corpus folder ``NAME`` (``--out``), never
+inside it (folder 0700, files 0600; created at the first checkpoint, removed when the build finishes).
+Every file is written to a temporary name, flushed and renamed, so a build killed at any instant
+(SIGKILL included) leaves the previous checkpoint whole.
+
+What it holds, after each stage of :func:`~dpsynrag.pipeline.build.build_corpus`:
+
+* ``state.json``: what identifies the build — the input's fingerprint
+  (:func:`~dpsynrag.corpus.input_fingerprint`), the :class:`~dpsynrag.pipeline.config.BuildConfig`
+  dump and the dpsynrag version — whether the privacy ledger recorded it, and the stage wall times;
+* ``keywords.json`` (private intermediate): every document's capped keyword set;
+* ``histogram.json`` (released): the keywords the DP histogram released with their noisy counts, the
+  build accountant's events, and a seeded noise generator's position (None with secure randomness);
+* ``clusters.json`` (private intermediate): each cluster's members kept by outlier removal (the result
+  of the released thresholds), the cluster accountants' events, and the truncation stages;
+* ``texts.json`` (released): the token ids of the clusters private prediction finished, written after
+  each batch of clusters.
+
+Resuming never draws a released mechanism again: the histogram, the kept members and the finished
+clusters are read back, and the accountants get back the events they had composed (restored, not
+charged again: the report is that of one build; the privacy ledger records the build once). Draws
+that were made but never checkpointed (a batch of clusters cut short, outlier removal cut short) were
+never written anywhere and are made again. Each cluster samples from its own named stream and the
+batch-invariant engine makes a cluster's text independent of its batch, so a seeded build resumed at
+any point writes the same corpus, byte for byte, as an uninterrupted one; with secure randomness the
+released values come from the checkpoint and the rest is drawn fresh.
+
+A checkpoint left by a killed build is never used or deleted silently: a build to the same ``--out``
+without ``--resume`` is refused (pass ``--resume``, or delete the folder to start over), and
+``--resume`` refuses a changed input or configuration, naming what changed (all but
+:data:`FREE_TO_CHANGE`). A build that stops on an exception keeps its checkpoints too. Ray builds
+(``--ray``) checkpoint private prediction once, when all clusters are done.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+from dpsynrag import __version__
+from dpsynrag.corpus import MANIFEST, input_fingerprint
+from dpsynrag.errors import CheckpointError
+from dpsynrag.pipeline.keywords import KeywordSets
+from dpsynrag.privacy import events as _events
+from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.rng import RandomSource, SeededRandom
+
+log = logging.getLogger("dpsynrag.build")
+
+FORMAT = 1
+STATE = "state.json"
+KEYWORDS = "keywords.json"
+HISTOGRAM = "histogram.json"
+CLUSTERS = "clusters.json"
+TEXTS = "texts.json"
+CHECKPOINTS_PER_STAGE = 20
+"""Private prediction is checkpointed after each of about this many batches of clusters."""
+FREE_TO_CHANGE = frozenset({"memory_budget_gb"})
+"""Config fields a resume may change: they change how clusters are batched, never a released value (the
+batch-invariant engine), e.g. a smaller ``memory_budget_gb`` after running out of memory."""
+
+
+def work_folder(out_dir: str | os.PathLike) -> Path:
+    """``.NAME.work`` beside the corpus folder ``NAME`` (resolved): the build's checkpoint folder."""
+    target = Path(out_dir).resolve()
+    return target.parent / f".{target.name}.work"
+
+
+def event_to_dict(event: _events.PrivacyEvent) -> dict:
+    """A privacy event as JSON-ready data (its class name and constructor fields, nested events too)."""
+
+    def enc(v):
+        if isinstance(v, _events.PrivacyEvent):
+            return event_to_dict(v)
+        if isinstance(v, (tuple, list)):
+            return [enc(x) for x in v]
+        return v
+
+    if not (isinstance(event, _events.PrivacyEvent) and is_dataclass(event)):
+        raise CheckpointError(f"internal: cannot checkpoint the event {type(event).__name__}.")
+    return {"type": type(event).__name__, "fields": {f.name: enc(getattr(event, f.name)) for f in fields(event) if f.init}}
+
+
+def event_from_dict(data: dict) -> _events.PrivacyEvent:
+    """The event of :func:`event_to_dict` (only classes of :mod:`dpsynrag.privacy.events`)."""
+    cls = getattr(_events, data.get("type", ""), None) if isinstance(data, dict) else None
+    if not (isinstance(cls, type) and issubclass(cls, _events.PrivacyEvent) and is_dataclass(cls)):
+        raise CheckpointError("a checkpoint holds an unknown privacy event: the work folder is damaged.")
+
+    def dec(v):
+        if isinstance(v, dict) and "type" in v and "fields" in v:
+            return event_from_dict(v)
+        if isinstance(v, list):
+            return tuple(dec(x) for x in v)
+        return v
+
+    return cls(**{k: dec(v) for k, v in data["fields"].items()})
+
+
+def restore_events(accountant: ZCDPAccountant, saved: Sequence[dict]) -> None:
+    """Compose the checkpointed events onto ``accountant`` (its spend as it was; nothing is drawn)."""
+    for data in saved:
+        accountant.compose(event_from_dict(data))
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    """Write ``obj`` as JSON to ``path`` (0600) atomically: a temporary file, fsync, rename."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(obj, f, ensure_ascii=False)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _differences(saved: dict, now: dict) -> list[str]:
+    def show(v):
+        s = repr(v)
+        return s if len(s) <= 40 else s[:37] + "..."
+
+    return [f"{k} ({show(saved.get(k))} -> {show(now.get(k))})" for k in sorted(set(saved) | set(now))
+            if saved.get(k, "<absent>") != now.get(k, "<absent>")]
+
+
+class BuildCheckpoint:
+    """The checkpoints of one build to ``out_dir`` (see the module docstring).
+
+    Construct it before the :class:`~dpsynrag.corpus.CorpusWriter` (it reports a finished build to
+    ``--resume``), then :meth:`open` it inside the writer's lock. Each ``restore_*`` returns None when
+    that stage has not been checkpointed (then run it and call the matching ``save_*``).
+
+    Args:
+        out_dir: the corpus folder (``--out``).
+        resume: continue the build checkpointed in the work folder (``--resume``).
+        overwrite: the build may replace an existing corpus folder (``--overwrite``).
+
+    Raises:
+        CheckpointError: ``resume`` and ``out_dir`` is a finished corpus folder with nothing to
+            resume (and not ``overwrite``).
+    """
+
+    def __init__(self, out_dir: str | os.PathLike, *, resume: bool = False, overwrite: bool = False):
+        self.out = Path(out_dir)
+        self.path = work_folder(out_dir)
+        self.resume = bool(resume)
+        self.state: dict = {}
+        self._created = False
+        if resume and not overwrite and not self.path.exists() and (self.out / MANIFEST).is_file():
+            raise CheckpointError(
+                f"nothing to resume (--resume): the build of {self.out} (--out) finished, and no interrupted build "
+                f"is left ({self.path.name} does not exist). Use the corpus, or rebuild it with --overwrite."
+            )
+
+    # -- opening ----------------------------------------------------------------------------------
+
+    def open(self, documents: Sequence, config) -> None:
+        """Check the work folder against this build (hold the corpus folder's lock while calling this).
+
+        No work folder: a new build (with ``resume``, logged). A work folder: with ``resume``, its
+        state is loaded and must match the input's fingerprint, the config dump and the version;
+        without ``resume`` the build is refused.
+
+        Raises:
+            CheckpointError: a work folder without ``resume``; a changed input, configuration or
+                version; a folder that is not the user's or is damaged.
+        """
+        identity = {"format": FORMAT, "dpsynrag_version": __version__, "input": input_fingerprint(documents),
+                    "config": config.model_dump(mode="json")}
+        try:
+            st = self.path.lstat()
+        except FileNotFoundError:
+            st = None
+        if st is not None and (self.path.is_symlink() or not self.path.is_dir() or st.st_uid != os.getuid()):
+            raise CheckpointError(
+                f"{self.path}, the work folder of --out {self.out}, is not a folder of yours: remove it yourself."
+            )
+        if st is not None and not (self.path / STATE).is_file():
+            shutil.rmtree(self.path)  # killed while creating it: it holds no checkpoint
+            st = None
+        if st is None:
+            if self.resume:
+                log.info("no interrupted build of %s to resume: starting a new build", self.out.name)
+            self.state = {**identity, "ledger_recorded": False, "timings": {}}
+            return
+        if not self.resume:
+            raise CheckpointError(
+                f"an interrupted build of {self.out} (--out) left its checkpoint in {self.path}: pass --resume to "
+                "continue it (resume=True in the API), or delete that folder to start over."
+            )
+        state = self._read(STATE)
+        if not isinstance(state, dict) or state.get("format") != FORMAT:
+            raise CheckpointError(f"the checkpoint in {self.path} has another format: delete that folder to start over.")
+        if state.get("dpsynrag_version") != __version__:
+            raise CheckpointError(
+                f"cannot resume (--resume): the interrupted build ran dpsynrag {state.get('dpsynrag_version')}, this is "
+                f"{__version__}; delete {self.path} to start over."
+            )
+        if state.get("input") != identity["input"]:
+            was = state.get("input") or {}
+            raise CheckpointError(
+                f"cannot resume (--resume): the input documents changed since the interrupted build "
+                f"({was.get('documents')} documents, sha256 {str(was.get('sha256'))[:12]}; now "
+                f"{identity['input']['documents']} documents, sha256 {identity['input']['sha256'][:12]}). Give the same input, "
+                f"or delete {self.path} to start over."
+            )
+        changed = [c for c in _differences(state.get("config") or {}, identity["config"])
+                   if c.split(" ", 1)[0] not in FREE_TO_CHANGE]
+        if changed:
+            raise CheckpointError(
+                "cannot resume (--resume): the configuration changed since the interrupted build: "
+                f"{'; '.join(changed)}. Pass the same options, or delete {self.path} to start over."
+            )
+        self.state = state
+        self._created = True
+        done = [name for name in (KEYWORDS, HISTOGRAM, CLUSTERS, TEXTS) if (self.path / name).is_file()]
+        log.info("resuming the interrupted build of %s from its checkpoint (%s)", self.out.name,
+                 ", ".join(n.removesuffix(".json") for n in done) or "nothing drawn yet")
+
+    def _read(self, name: str):
+        try:
+            return json.loads((self.path / name).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            raise CheckpointError(
+                f"the checkpoint file {self.path / name} is damaged ({type(exc).__name__}): delete {self.path} to "
+                "start over."
+            ) from None
+
+    def _save(self, name: str, obj: Any, timings: dict | None = None) -> None:
+        if not self._created:
+            self.path.mkdir(mode=0o700)
+            os.chmod(self.path, 0o700)  # whatever the umask
+            self._created = True
+            _write_json(self.path / STATE, self.state)
+        if name != STATE:
+            _write_json(self.path / name, obj)
+        if timings is not None:
+            self.state["timings"] = dict(timings)
+        _write_json(self.path / STATE, self.state)
+
+    @property
+    def timings(self) -> dict[str, float]:
+        """Stage wall times of the stages already checkpointed (owner-only, like all timings)."""
+        return dict(self.state.get("timings", {}))
+
+    @property
+    def ledger_recorded(self) -> bool:
+        """Whether the build passed the point where the privacy ledger records it (:meth:`record_in_ledger`;
+        then a resume neither checks nor records it again, whatever ledger it is given)."""
+        return bool(self.state.get("ledger_recorded"))
+
+    # -- stages -----------------------------------------------------------------------------------
+
+    def restore_keywords(self) -> KeywordSets | None:
+        """Every document's capped keyword set, or None."""
+        saved = self._read(KEYWORDS)
+        if saved is None:
+            return None
+        words, sets = saved["words"], KeywordSets()
+        for ids in saved["sets"]:
+            sets.append(words[i] for i in ids)
+        return sets
+
+    def save_keywords(self, doc_keywords: Sequence[Sequence[str]], timings: dict) -> None:
+        """Saved as the distinct words and, per document, their indices (compact, in the given order)."""
+        index: dict[str, int] = {}
+        sets = [[index.setdefault(w, len(index)) for w in keywords] for keywords in doc_keywords]
+        self._save(KEYWORDS, {"words": list(index), "sets": sets}, timings)
+
+    def record_in_ledger(self, charge) -> None:
+        """Commit the build's ledger charge (:class:`~dpsynrag.privacy.ledger.PendingCharge`) once: not
+        again on resume. (A kill between the commit and this checkpoint records it twice: conservative.)"""
+        if not self.ledger_recorded:
+            charge.commit()
+            self.state["ledger_recorded"] = True
+            self._save(STATE, None)
+
+    def restore_histogram(self, accountant: ZCDPAccountant, noise: RandomSource) -> list[tuple] | None:
+        """The released keywords [(word, noisy count)], or None. Also composes the histogram's events
+        onto ``accountant`` and moves a seeded ``noise`` to where the interrupted build left it."""
+        saved = self._read(HISTOGRAM)
+        if saved is None:
+            return None
+        restore_events(accountant, saved["events"])
+        if isinstance(noise, SeededRandom):
+            noise.set_state(saved["noise_state"])
+        return [(w, c) for w, c in saved["keywords"]]
+
+    def save_histogram(self, keywords: Sequence[tuple], accountant: ZCDPAccountant, noise: RandomSource) -> None:
+        self._save(HISTOGRAM, {
+            "keywords": [[w, c] for w, c in keywords],
+            "events": [event_to_dict(e.event) for e in accountant.ledger],
+            "noise_state": noise.get_state() if isinstance(noise, SeededRandom) else None,
+        })
+
+    def restore_clusters(self, branches: Sequence[ZCDPAccountant]) -> tuple[list[list[int]], list[dict]] | None:
+        """(kept members per cluster, truncation stages), or None. Also composes each cluster's
+        outlier-removal events onto its branch accountant."""
+        saved = self._read(CLUSTERS)
+        if saved is None:
+            return None
+        for branch, events in zip(branches, saved["branches"], strict=True):
+            restore_events(branch, events)
+        return saved["kept_members"], saved["truncation"]
+
+    def save_clusters(self, kept_members: Sequence[Sequence[int]], truncation: Sequence[dict],
+                      branches: Sequence[ZCDPAccountant], timings: dict) -> None:
+        self._save(CLUSTERS, {
+            "kept_members": [[int(i) for i in m] for m in kept_members],
+            "truncation": list(truncation),
+            "branches": [[event_to_dict(e.event) for e in b.ledger] for b in branches],
+        }, timings)
+
+    def predict(self, run: Callable[[list[int]], list[list[int]]], num_clusters: int, *, batches: int | None = None
+                ) -> list[list[int]]:
+        """Token ids of every cluster: the finished ones from the checkpoint, the others by ``run``
+        (cluster indices -> their token ids), checkpointed after each batch.
+
+        Args:
+            batches: split the clusters left into about this many batches (default
+                :data:`CHECKPOINTS_PER_STAGE`); 1 for a runner that should get them all at once (Ray).
+        """
+        saved = self._read(TEXTS) or {}
+        done = {int(r): ids for r, ids in saved.items()}
+        left = [r for r in range(num_clusters) if r not in done]
+        size = max(1, math.ceil(len(left) / (batches or CHECKPOINTS_PER_STAGE)))
+        for start in range(0, len(left), size):
+            chunk = left[start:start + size]
+            for r, ids in zip(chunk, run(chunk), strict=True):
+                done[r] = [int(t) for t in ids]
+            self._save(TEXTS, {str(r): ids for r, ids in sorted(done.items())})
+        return [done[r] for r in range(num_clusters)]
+
+    def remove(self) -> None:
+        """Delete the work folder (private intermediates included): the build has finished."""
+        if self._created:
+            shutil.rmtree(self.path, ignore_errors=True)
+            self._created = False

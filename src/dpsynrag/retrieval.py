@@ -1,0 +1,162 @@
+"""Scored top-k search over a synthetic corpus: the retrieval behind ``dpsynrag serve`` and the LangChain
+and LlamaIndex retrievers (:mod:`dpsynrag.integrations`).
+
+Post-processing of the released corpus (METHOD.md §4): any number of searches, no privacy cost; the
+private documents are never opened.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from dpsynrag.errors import ConfigError, CorpusError, EndpointError
+from dpsynrag.rag import check_questions
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved synthetic text.
+
+    Attributes:
+        id: its record id in ``texts.jsonl``. text: the text. score: cosine similarity to the question,
+        in [-1, 1] (inner product of unit-norm embeddings). metadata: the record's other released fields
+        (``keyword``, ``noisy_count``, ...; never ``kept``, always true here).
+    """
+
+    id: int
+    text: str
+    score: float
+    metadata: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "text": self.text, "score": self.score, **self.metadata}
+
+
+def default_top_k(corpus) -> int:
+    """The corpus's retrieval depth: its task's ``rag_top_k``, else 10 (as :meth:`SyntheticCorpus.answerer`)."""
+    task = corpus.manifest.get("config", {}).get("task")
+    if task:
+        from dpsynrag.tasks import get_task
+
+        return int(get_task(task).rag_top_k)
+    return 10
+
+
+class CorpusRetriever:
+    """Top-k kept texts of one corpus, with scores. Thread-safe.
+
+    Args:
+        corpus: a :class:`~dpsynrag.corpus.SyntheticCorpus`.
+        embedder: the corpus's embedder (same dimension as its index).
+        lock: held while embedding and searching (share one lock among retrievers sharing an embedder:
+            tokenizers and models are not safe to call from several threads at once); None: a new lock.
+        name: shown in errors and results (default: the folder name).
+
+    Raises:
+        CorpusError: the embedder's dimension is not the index's.
+    """
+
+    def __init__(self, corpus, embedder, *, lock: threading.Lock | None = None, name: str | None = None):
+        if embedder.dim != corpus.index.dim:
+            raise CorpusError(f"the embedder has dimension {embedder.dim}, the corpus index {corpus.index.dim}.")
+        self.corpus, self.embedder = corpus, embedder
+        self.name = name or corpus.path.name
+        self.lock = lock or threading.Lock()
+        by_id = {r["id"]: r for r in corpus.records}
+        self._meta = [{k: v for k, v in by_id[i].items() if k not in ("id", "text", "kept")} for i in corpus.index_ids]
+        self.default_top_k = default_top_k(corpus)
+
+    @classmethod
+    def open(cls, corpus_dir: str | os.PathLike, *, embedder=None) -> "CorpusRetriever":
+        """Load a corpus folder and (unless given) the embedder it was built with."""
+        from dpsynrag.corpus import SyntheticCorpus
+
+        corpus = SyntheticCorpus.load(corpus_dir)
+        if embedder is None:
+            from dpsynrag.models import Embedder
+
+            embedder = Embedder.load(corpus.manifest["embedder"]["spec"])
+        return cls(corpus, embedder)
+
+    def __len__(self) -> int:
+        return len(self.corpus.texts)
+
+    def search(self, questions: Sequence[str], top_k: int | None = None) -> list[list[Hit]]:
+        """The ``top_k`` kept texts most similar to each question, best first.
+
+        Args:
+            questions: non-empty strings.
+            top_k: >= 1 (None: :attr:`default_top_k`); at most ``len(self)`` hits are returned.
+
+        Returns:
+            One list of :class:`Hit` per question (empty lists when the corpus keeps no text).
+
+        Raises:
+            ConfigError: bad ``top_k``. DataError: a blank or non-string question.
+        """
+        questions = check_questions(questions)
+        top_k = self.default_top_k if top_k is None else top_k
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+            raise ConfigError(f"`top_k` must be an integer >= 1. Found {top_k!r}.")
+        if not len(self) or not questions:
+            return [[] for _ in questions]
+        with self.lock:
+            scores, ids = self.corpus.index.search(self.embedder.encode(questions), top_k)
+        texts = self.corpus.texts
+        return [
+            [Hit(self.corpus.index_ids[j], texts[j], float(s), dict(self._meta[j])) for s, j in zip(srow, irow) if j >= 0]
+            for srow, irow in zip(scores.tolist(), ids.tolist())
+        ]
+
+
+class RemoteRetriever:
+    """The same search through a running ``dpsynrag serve`` (``POST /v1/retrieve``). Thread-safe.
+
+    Args:
+        base_url: the service root, e.g. ``http://127.0.0.1:8000``.
+        corpus: the served corpus to search (None: the only one served).
+        api_key: sent as ``Authorization: Bearer KEY`` (None: none).
+        timeout: seconds per request.
+
+    Raises:
+        ConfigError: ``base_url`` is not an http(s) URL.
+    """
+
+    def __init__(self, base_url: str, *, corpus: str | None = None, api_key: str | None = None, timeout: float = 30.0):
+        import httpx
+
+        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+            raise ConfigError(f"`base_url` must be an http:// or https:// URL. Found {base_url!r}.")
+        self.base_url, self.corpus = base_url.rstrip("/"), corpus
+        self.name = corpus or self.base_url
+        self._client = httpx.Client(timeout=timeout, headers={"Authorization": f"Bearer {api_key}"} if api_key else {})
+        self._errors = (httpx.TransportError,)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def search(self, questions: Sequence[str], top_k: int | None = None) -> list[list[Hit]]:
+        """As :meth:`CorpusRetriever.search`, one request per question.
+
+        Raises:
+            EndpointError: the service cannot be reached or answers with an error status (its message given).
+        """
+        out = []
+        for q in check_questions(questions):
+            body = {"question": q, **({"corpus": self.corpus} if self.corpus else {}),
+                    **({"top_k": top_k} if top_k is not None else {})}
+            try:
+                resp = self._client.post(f"{self.base_url}/v1/retrieve", json=body)
+            except self._errors as exc:
+                raise EndpointError(f"cannot reach the dpsynrag service {self.base_url}: {type(exc).__name__}.") from None
+            if resp.status_code >= 400:
+                try:
+                    detail = resp.json().get("detail")
+                except ValueError:
+                    detail = resp.reason_phrase
+                raise EndpointError(f"the dpsynrag service {self.base_url} answered HTTP {resp.status_code}: {detail}")
+            out.append([Hit(h.pop("id"), h.pop("text"), float(h.pop("score")), h) for h in resp.json()["results"]])
+        return out
