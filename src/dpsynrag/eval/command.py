@@ -73,6 +73,8 @@ def eval_command(
     m: Optional[str] = typer.Option(None, "--m", help="Multi-query: numbers of queries, comma-separated."),
     epsilon_total: Optional[str] = typer.Option(None, "--epsilon-total", help="Multi-query: total budgets, comma-separated."),
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the PNG plots."),
+    answer_endpoint: Optional[str] = typer.Option(None, "--answer-endpoint", help="OpenAI-compatible API root (e.g. http://127.0.0.1:8080/v1) answering the synthetic-corpus methods and Non-RAG; key from $DPSYNRAG_ANSWER_API_KEY. Refused with rag and dp-rag."),
+    answer_model: Optional[str] = typer.Option(None, "--answer-model", help="Model name the --answer-endpoint serves."),
 ) -> None:
     """Evaluate methods on one task: accuracy, support buckets, leakage or the multi-query curve; tables and plots."""
     from pydantic import ValidationError
@@ -84,7 +86,7 @@ def eval_command(
     try:
         config = EvalConfig.create(
             task=task, out=out, methods=methods, preset=preset, experiment=experiment, database=database,
-            queries=queries, model=model, embedder=embedder,
+            queries=queries, model=model, embedder=embedder, answer_endpoint=answer_endpoint, answer_model=answer_model,
             epsilons=_floats(epsilon, "--epsilon"), delta=delta, questions=limit, documents=documents,
             subset=subset, attacks=attacks, seed=seed, top_k=top_k, answer_tokens=answer_tokens,
             mq_m=_ints(m, "--m"), mq_epsilon_totals=_floats(epsilon_total, "--epsilon-total"),

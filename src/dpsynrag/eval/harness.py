@@ -170,6 +170,11 @@ class EvalConfig:
         queries: a query file in the task's format (Medical Synth: ``question``, ``answer``, optional
             ``patient_name``); None: the task's validation split.
         model, embedder: model ids or paths (None: the offline defaults).
+        answer_endpoint, answer_model: answer with an OpenAI-compatible chat-completions endpoint
+            (:class:`~dpsynrag.models.endpoint.OpenAIChatModel`, key from ``$DPSYNRAG_ANSWER_API_KEY``)
+            instead of ``model``; both or neither. Only for methods whose answer prompts hold no private
+            document: ``rag`` (its prompts quote the private documents) and ``dp-rag`` (it needs the
+            model's next-token logits) are refused. The corpora are still built with ``model``.
     """
 
     task: str
@@ -181,6 +186,8 @@ class EvalConfig:
     queries: Path | None = None
     model: str | None = None
     embedder: str | None = None
+    answer_endpoint: str | None = None
+    answer_model: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out", Path(self.out))
@@ -204,6 +211,8 @@ class EvalConfig:
         queries: str | os.PathLike | None = None,
         model: str | None = None,
         embedder: str | None = None,
+        answer_endpoint: str | None = None,
+        answer_model: str | None = None,
         **overrides: Any,
     ) -> "EvalConfig":
         """A config from a preset name plus overrides of its fields (``documents=``, ``questions=``,
@@ -241,11 +250,23 @@ class EvalConfig:
             queries=Path(queries) if queries is not None else None,
             model=model,
             embedder=embedder,
+            answer_endpoint=answer_endpoint,
+            answer_model=answer_model,
         )
 
     def validate(self) -> None:
         """Check the values; raises :class:`ConfigError` naming the bad one."""
         p = self.preset
+        if (self.answer_endpoint is None) != (self.answer_model is None):
+            raise ConfigError("--answer-endpoint and --answer-model go together: give both or neither.")
+        if self.answer_endpoint is not None:
+            refused = [m for m in self.methods if m in ("rag", "dp-rag")]
+            if refused:
+                raise ConfigError(
+                    f"--answer-endpoint cannot answer {', '.join(refused)}: plain RAG's prompts quote the private "
+                    "documents (they would leave this machine) and DP-RAG needs the model's next-token logits. "
+                    "Evaluate them in a run without --answer-endpoint (--methods)."
+                )
         if self.experiment not in EXPERIMENTS:
             raise ConfigError(f"`experiment` must be one of {', '.join(EXPERIMENTS)}. Found {self.experiment!r}.")
         for name in ("documents", "questions", "attacks", "mq_questions", "top_k"):
@@ -294,6 +315,8 @@ class EvalConfig:
             "out": str(self.out.resolve()),
             "model": self.model,
             "embedder": self.embedder,
+            "answer_endpoint": self.answer_endpoint,
+            "answer_model": self.answer_model,
             "preset": self.preset.to_dict(),
         }
 
@@ -629,6 +652,12 @@ class Harness:
     def __init__(self, config: EvalConfig, data: EvalData, lm, embedder, *, progress: bool = True,
                  log: Callable[[str], None] = print):
         self.config, self.data, self.lm, self.embedder = config, data, lm, embedder
+        self.answer_lm = lm  # the answering model: the local one, or an OpenAI-compatible endpoint
+        if config.answer_endpoint is not None:
+            from dpsynrag.models.endpoint import OpenAIChatModel
+
+            self.answer_lm = OpenAIChatModel(config.answer_endpoint, config.answer_model,
+                                             api_key=os.environ.get("DPSYNRAG_ANSWER_API_KEY"))
         self.progress, self.log = progress, log
         self.cache_dir = config.out / "cache"
         p = config.preset
@@ -646,6 +675,8 @@ class Harness:
             "answer_tokens": p.answer_tokens,
             "system_prompt": data.task.answer_system_prompt,
         }
+        if config.answer_endpoint is not None:
+            self.answering["answer_model"] = self.answer_lm.name
         self.new_work: list[str] = []  # what this run computed (empty on a full resume)
         self._rag_answerer = None
 
@@ -865,7 +896,7 @@ class Harness:
                                                  top_k=self.top_k, system_prompt=task.answer_system_prompt,
                                                  max_new_tokens=p.answer_tokens)
             return self._rag_answerer
-        return corpus.answerer(lm=self.lm, embedder=self.embedder, top_k=self.top_k,
+        return corpus.answerer(lm=self.answer_lm, embedder=self.embedder, top_k=self.top_k,
                                system_prompt=task.answer_system_prompt, max_new_tokens=p.answer_tokens)
 
     def _answer_fn(self, spec: MethodSpec, corpus):
@@ -877,7 +908,7 @@ class Harness:
         if spec.method == "non-rag":
             from dpsynrag.rag import RAGAnswerer
 
-            answerer = RAGAnswerer(self.lm, self.embedder, [], system_prompt=task.answer_system_prompt,
+            answerer = RAGAnswerer(self.answer_lm, self.embedder, [], system_prompt=task.answer_system_prompt,
                                    max_new_tokens=p.answer_tokens)
             return (lambda qs: [a.text for a in answerer.answer([q.question for q in qs])]), none
         if spec.method == "dp-rag":
