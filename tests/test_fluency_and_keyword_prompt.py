@@ -68,3 +68,24 @@ def test_keyword_slot_gives_each_cluster_its_released_keyword(tmp_path, tiny_lm,
     manifest = json.loads((tmp_path / "c" / "manifest.json").read_text())
     assert manifest["decoding"]["public_prompt"] == template  # the template, as configured
     assert manifest["privacy"]["epsilon"] <= 4.0
+
+
+def test_public_prompt_that_cannot_apply_is_refused():
+    with pytest.raises(ValueError, match="runs no public prompt"):
+        BuildConfig(**BASE, public_prompt="hello {keyword}")  # paper decoding, weight 0: it would be ignored
+    with pytest.raises(ValueError, match="never sees a document"):
+        BuildConfig(**BASE, decoding="public-prior", public_prompt="Rephrase: {document}")
+    BuildConfig(**BASE, public_weight=0.5, public_prompt="hello {keyword}")  # paper with omega > 0 runs it
+
+
+def test_a_build_whose_histogram_releases_nothing_leaves_no_private_intermediate(tmp_path, tiny_lm):
+    """Two documents cannot pass the open-vocabulary threshold: the build fails, and neither a corpus
+    folder nor its checkpoint folder (which held each document's keywords) is left behind."""
+    from dpsynrag.errors import DataError
+    from dpsynrag.pipeline.checkpoint import work_folder
+
+    out = tmp_path / "c"
+    with pytest.raises(DataError, match="released no keyword"):
+        build_corpus(["secretword one", "secretword two"], out, BuildConfig(**BASE), lm=tiny_lm, embedder=HashEmbedder())
+    assert not out.exists() and not work_folder(out).exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -218,7 +218,7 @@ def build_corpus(
     noise = random.child("privacy-noise")
     sampling = random.child("private-prediction")
 
-    with writer:
+    with writer, checkpoint:
         checkpoint.open(documents, config)  # under the writer's lock; a resumed build was recorded already:
         charge = prepare_charge(None if checkpoint.ledger_recorded else ledger, documents, config.plan(cal),
                                 delta=config.delta, kind="build", method="dp-synrag", label=str(writer.out.resolve()))
@@ -272,6 +272,7 @@ def build_corpus(
                 keywords = top_keywords((vocabulary, noisy), config.R)
             checkpoint.save_histogram(keywords, accountant, noise)  # even when empty: a resume must not redraw it
         if not keywords:
+            checkpoint.remove()  # nothing to resume: the same release would fail again; private keywords go now
             raise DataError(
                 "the DP histogram released no keyword above its threshold (open vocabulary); "
                 "use more documents, a larger epsilon, or the public vocabulary."

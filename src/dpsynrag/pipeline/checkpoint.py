@@ -342,6 +342,18 @@ class BuildCheckpoint:
             self._save(TEXTS, {str(r): ids for r, ids in sorted(done.items())})
         return [done[r] for r in range(num_clusters)]
 
+    def __enter__(self) -> "BuildCheckpoint":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        """A build that stops on an error keeps its checkpoints (so that it can be resumed): say where,
+        since the folder holds private intermediates (owner-only)."""
+        if exc_type is not None and self._created and self.path.exists():
+            log.warning(
+                "the build stopped; its checkpoint (private intermediates, owner-only) is kept in %s: resume with "
+                "--resume, or delete that folder", self.path,
+            )
+
     def remove(self) -> None:
         """Delete the work folder (private intermediates included): the build has finished."""
         if self._created:

@@ -102,6 +102,16 @@ class BuildConfig(BaseModel):
             )
         if self.filter_prompt is not None and "{document}" not in self.filter_prompt:
             raise ValueError("`filter_prompt` must contain the placeholder {document}.")
+        if self.public_prompt is not None and not self.uses_public_prompt:
+            raise ValueError(
+                "`public_prompt` is set but the 'paper' decoding with `public_weight` 0 runs no public prompt: "
+                "use `decoding` public-prior or invisibleink, or a `public_weight` > 0."
+            )
+        if self.public_prompt is not None and "{document}" in self.public_prompt:
+            raise ValueError(
+                "`public_prompt` holds {document}, but a public prompt never sees a document (it would stay "
+                "literal); the only placeholder is {keyword}, the cluster's released keyword."
+            )
         if self.clustering == "primary" and self.match_text:
             raise ValueError(
                 "`clustering` 'primary' ranks a document's extracted keywords; it cannot be combined with "
