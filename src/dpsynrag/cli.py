@@ -247,7 +247,7 @@ def build(
         _fail(exc, {"L": "--pe-L", "threshold": "--count-threshold"} if method == "aug-pe" else None)
         return
     except (DpsynragError, FileExistsError) as exc:
-        _fail(exc)
+        _fail(exc, {"path": "INPUT", "out_dir": "--out"})
         return
     console.print(corpus.privacy_report.table())
     m = corpus.manifest
