@@ -47,7 +47,7 @@ import numpy as np
 import torch
 
 from dpsynrag.models import LanguageModel, PrivatePredictionDecoder
-from dpsynrag.models._engine import GROUP_ROWS, default_step_rows
+from dpsynrag.models.engine import GROUP_ROWS, default_step_rows
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.mechanisms import clip_logits, sample_private_tokens
 from dpsynrag.rng import SeededRandom

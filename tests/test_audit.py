@@ -17,14 +17,12 @@ from typer.testing import CliRunner
 import dpsynrag.pipeline.build as build_module
 from dpsynrag.audit import (
     AUDIT_FILE,
-    epsilon_lower_bound,
     guess_membership,
     make_canaries,
-    max_epsilon_lower_bound,
     membership_scores,
-    one_run_p_value,
     run_audit,
 )
+from dpsynrag.audit_bound import epsilon_lower_bound, max_epsilon_lower_bound, one_run_p_value
 from dpsynrag.cli import app
 from dpsynrag.corpus import CorpusWriter
 from dpsynrag.errors import ConfigError, DataError

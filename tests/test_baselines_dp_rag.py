@@ -19,7 +19,8 @@ from dpsynrag.baselines import (
     top_p_threshold,
     top_p_utility,
 )
-from dpsynrag.baselines.dp_rag import DOCUMENT_SYSTEM_PROMPT, top_p_interval_log_weights
+from dpsynrag.baselines.dp_rag_config import DOCUMENT_SYSTEM_PROMPT
+from dpsynrag.baselines.dp_rag_threshold import top_p_interval_log_weights
 from dpsynrag.errors import (
     ConfigError,
     DataError,

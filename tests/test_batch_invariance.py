@@ -20,7 +20,7 @@ from test_embedder import tiny_st_folder  # noqa: F401 - a fixture: the tiny sen
 
 from conftest import TINY_WORDS, make_tiny_tokenizer
 from dpsynrag.models import Embedder, LanguageModel, PrivatePredictionDecoder
-from dpsynrag.models._engine import RowBatch, default_step_rows
+from dpsynrag.models.engine import RowBatch, default_step_rows
 from dpsynrag.pipeline.keywords import LLMKeywordExtractor
 from dpsynrag.rng import SeededRandom
 
@@ -192,7 +192,7 @@ def test_dp_rag_answer_does_not_depend_on_other_questions_documents(model):
     """One decoder call serves all questions of a DP-RAG call (public weight 0): the documents
     retrieved for another question share the batch. Question 1's scores z at every step — recorded
     where they are sampled — are the same with and without question 2."""
-    from dpsynrag.baselines.dp_rag import DPRAGConfig, DPRAGSession
+    from dpsynrag.baselines import DPRAGConfig, DPRAGSession
 
     class Recording(SeededRandom):  # deterministic draws (the argmax), recording each step's log-weights
         def __init__(self):

@@ -100,7 +100,7 @@ def test_error_message_of_a_validation_error():
         (["--tau", "0"], "--tau (`temperature`): Input should be greater than 0"),
         (["--R", "0"], "--R (`R`): Input should be greater than or equal to 1"),
         (["--filter-prompt", "no placeholder"], "error: --filter-prompt must contain the placeholder {document}."),
-        (["--open-vocabulary-delta", "1e-4"], "--open-vocabulary-delta is set but --open-vocabulary is False."),
+        (["--open-vocabulary-delta", "0.5"], "--open-vocabulary-delta must be below --delta (0.001). Found 0.5."),
         (["--invisibleink-lambda", "2"], "--invisibleink-lambda, --invisibleink-top-k and --invisibleink-margin apply "
                                          "only to --decoding 'invisibleink'. Found decoding 'paper'."),
         (["--match-text", "--clustering", "primary"], "it cannot be combined with --match-text."),
@@ -183,12 +183,12 @@ def test_eval_errors_name_the_flag(tmp_path, notes, no_models, extra, message):
 def test_eval_validation_error_is_an_error_message_not_a_traceback(tmp_path, notes, monkeypatch):
     """A method config's pydantic ValidationError raised during the run ends as `error: ...`, exit 2."""
     from dpsynrag.baselines import DPSynthConfig
-    from dpsynrag.eval import harness
+    from dpsynrag.eval import experiments
 
     def run_eval(*args, **kwargs):
         DPSynthConfig(epsilon=1, delta=1e-3, seed=-1, T=0)
 
-    monkeypatch.setattr(harness, "run_eval", run_eval)
+    monkeypatch.setattr(experiments, "run_eval", run_eval)
     result = runner.invoke(app, ["eval", "--out", str(tmp_path / "e"), "--database", str(notes), "--no-plots"])
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
     out = _out(result)
@@ -200,7 +200,7 @@ def test_eval_validation_error_is_an_error_message_not_a_traceback(tmp_path, not
 def test_demo_checks_its_options_before_reading_data_or_models(tmp_path, no_models):
     for args, message in ((["--documents", "0"], "--documents must be an integer >= 1. Found 0."),
                           (["--questions", "-1"], "--questions must be an integer >= 1. Found -1."),
-                          (["--seed", "-1"], "--seed: Input should be greater than or equal to 0"),
+                          (["--seed", "-1"], "--seed must be an integer >= 0. Found -1."),
                           (["--decoding", "fancy"], "--decoding: Input should be 'paper', 'public-prior' or 'invisibleink'")):
         result = runner.invoke(app, ["demo", "--out", str(tmp_path / "d"), "--data-dir", str(tmp_path / "none"), *args])
         assert result.exit_code == 2 and message in _out(result), result.output

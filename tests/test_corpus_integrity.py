@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 
 import numpy as np
@@ -19,16 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from dpsynrag.cli import app
-from dpsynrag.corpus import (
-    CHECKSUMS,
-    INDEX,
-    MANIFEST,
-    TEXTS,
-    CorpusWriter,
-    SyntheticCorpus,
-    file_sha256,
-    manifest_sha256,
-)
+from dpsynrag.corpus import CorpusWriter, SyntheticCorpus
+from dpsynrag.corpus_format import CHECKSUMS, INDEX, MANIFEST, TEXTS, file_sha256, manifest_sha256
 from dpsynrag.errors import BuildInProgressError, CorpusError
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.privacy.conversions import epsilon_from_rho

@@ -166,7 +166,7 @@ def test_sliding_window_model_takes_the_generic_engine(tiny_lm_factory):
 
 @pytest.mark.parametrize("engine", ["shared", "fast"])
 def test_shared_prefix_and_shared_documents_are_computed_once(tiny_lm_factory, engine, monkeypatch):
-    from dpsynrag.models._engine import bucket_width, default_step_rows
+    from dpsynrag.models.engine import bucket_width, default_step_rows
 
     lm = tiny_lm_factory(engine=engine)
     calls = []

@@ -17,14 +17,11 @@ from scipy.stats import chisquare
 
 from dpsynrag.errors import ConfigError
 from dpsynrag.models import PrivatePredictionDecoder
-from dpsynrag.models.decoding import (
-    GreedySelector,
+from dpsynrag.models.decoding import GreedySelector, RowLayout, SamplingSelector, decode
+from dpsynrag.models.private_selectors import (
     InvisibleInkSelector,
     PaperSelector,
     PublicPriorSelector,
-    RowLayout,
-    SamplingSelector,
-    decode,
     make_private_selector,
 )
 from dpsynrag.privacy.accountant import ZCDPAccountant

@@ -1,5 +1,5 @@
-"""The main job's code path (`dpsynrag demo`) on a small slice: it runs, prints its three parts and
-writes results.json with an epsilon within the target."""
+"""The main job's code path (`dpsynrag demo`: the evaluation harness with the `demo` preset) on a small
+slice: it runs, prints its three parts and writes results.json with an epsilon within the target."""
 
 import json
 
@@ -7,6 +7,7 @@ import pytest
 from rich.console import Console
 
 from dpsynrag.demo import run_demo
+from dpsynrag.errors import ConfigError
 
 pytestmark = pytest.mark.slow
 
@@ -22,8 +23,21 @@ def test_demo_small(tmp_path, offline_lm, offline_embedder, monkeypatch):
     text = console.export_text()
     assert "Medical Synth accuracy" in text and "Privacy report" in text and "Synthetic texts" in text
     saved = json.loads((tmp_path / "results.json").read_text())
-    assert saved["documents"] == 300 and saved["questions"] == 4
-    assert [r["method"] for r in saved["results"]][:2] == ["Non-RAG", "RAG (private documents, no DP)"]
-    assert all(0.0 <= r["accuracy"] <= 1.0 for r in saved["results"])
-    assert saved["privacy"]["epsilon"] <= 10.0
-    assert results["build_config"]["self_filter"] is False
+    assert saved["data"]["documents"] == 300 and saved["data"]["questions"] == 4
+    assert saved["config"]["preset"]["name"] == "demo" and saved["config"]["preset"]["seed"] == 0
+    rows = saved["methods"]
+    assert [r["method"] for r in rows] == ["non-rag", "rag", "dp-synrag"]
+    assert all(0.0 <= r["accuracy"] <= 1.0 for r in rows)
+    synrag = rows[2]
+    assert synrag["privacy"]["epsilon"] <= 10.0 and synrag["corpus"]["config"]["self_filter"] is False
+    assert results["methods"][2]["corpus"]["path"] == synrag["corpus"]["path"]
+
+
+def test_demo_refuses_bad_values_before_reading_data(tmp_path):
+    with pytest.raises(ConfigError, match="--preset"):
+        run_demo(preset="gpu", out_dir=tmp_path)
+    with pytest.raises(ConfigError, match="--documents"):
+        run_demo(documents=0, out_dir=tmp_path)
+    with pytest.raises(ConfigError, match="--decoding"):
+        run_demo(decoding="greedy", out_dir=tmp_path)
+    assert list(tmp_path.iterdir()) == []

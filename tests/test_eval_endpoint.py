@@ -29,7 +29,7 @@ def test_endpoint_answers_corpus_methods_without_private_text(tmp_path, tiny_lm)
     assert any("echo tiny-chat" in json.dumps(a) for a in answers)  # the answers are the endpoint's
     assert results["answering"]["answer_model"].startswith("tiny-chat @ http://127.0.0.1")
     # what reached the endpoint: questions and released synthetic texts, never a private document
-    from dpsynrag.eval.harness import load_eval_data
+    from dpsynrag.eval.data import load_eval_data
 
     documents = load_eval_data(config).documents
     sent = json.dumps(bodies)

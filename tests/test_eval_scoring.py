@@ -24,7 +24,8 @@ from dpsynrag.eval import (
     score_queries,
     write_report,
 )
-from dpsynrag.eval.harness import AnswerCache, zcdp_epsilon_per_query
+from dpsynrag.eval.cache import AnswerCache
+from dpsynrag.eval.experiments import zcdp_epsilon_per_query
 from dpsynrag.eval.scoring import QueryScore
 from dpsynrag.privacy.conversions import epsilon_from_rho, rho_from_epsilon
 from dpsynrag.tasks import MedicalTask, Query
@@ -85,7 +86,9 @@ def test_harness_context_recall_for_rag_and_corpora_and_from_old_caches(tmp_path
     from fakes import HashEmbedder
 
     from dpsynrag.corpus import CorpusWriter
-    from dpsynrag.eval.harness import EvalData, Harness, MethodSpec, evaluate_method
+    from dpsynrag.eval.data import EvalData
+    from dpsynrag.eval.experiments import evaluate_method
+    from dpsynrag.eval.runner import Harness, MethodSpec
 
     task = MedicalTask()
     docs = [_doc(0, "Ann Lee", "Flibberflamosis"), _doc(1, "Bo Chan", "Blergoniosis"), _doc(2, "Cy Moe", "Blergoniosis")]

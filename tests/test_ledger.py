@@ -8,7 +8,6 @@ import json
 import math
 import subprocess
 import sys
-import textwrap
 
 import pytest
 from fakes import HashEmbedder

@@ -14,7 +14,7 @@ import torch
 
 from dpsynrag.errors import ConfigError, DataError, ModelLoadError
 from dpsynrag.models import LanguageModel, PrivatePredictionDecoder, _defaults
-from dpsynrag.models.lm import resolve_dtype
+from dpsynrag.models.loading import resolve_dtype
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.rng import SeededRandom
 

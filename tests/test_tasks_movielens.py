@@ -11,6 +11,11 @@ from dpsynrag.tasks import MovieLensConfig, MovieLensTask, find_shared_dir, get_
 from dpsynrag.tasks.movielens import (
     MOVIELENS_FILTER_PROMPT,
     build_movielens,
+    user_document,
+    user_query,
+    write_movielens_files,
+)
+from dpsynrag.tasks.movielens_text import (
     display_title,
     names_any_title,
     names_title,
@@ -18,9 +23,6 @@ from dpsynrag.tasks.movielens import (
     pseudonym_for,
     taste_sentence,
     title_keys,
-    user_document,
-    user_query,
-    write_movielens_files,
 )
 
 # ---------------------------------------------------------------------- titles

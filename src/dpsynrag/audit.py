@@ -33,146 +33,33 @@ holds should almost never be released: an honest build gives about r/2 correct g
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import secrets as _secrets
 import shutil
-import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
-import typer
-from scipy.special import expit
-from scipy.stats import binom
 
+from dpsynrag.audit_bound import check_confidence, epsilon_lower_bound, max_epsilon_lower_bound
 from dpsynrag.data.io import Document, as_documents
 from dpsynrag.errors import ConfigError
 
 __all__ = [
     "AuditResult",
     "Canary",
-    "audit_command",
-    "epsilon_lower_bound",
     "guess_membership",
     "make_canaries",
-    "max_epsilon_lower_bound",
     "membership_scores",
-    "one_run_p_value",
     "run_audit",
 ]
 
 AUDIT_FILE = "audit.json"
 CORPUS_SUBDIR = "corpus"
 CANARY_ID_PREFIX = "audit-canary-"
-
-# ---------------------------------------------------------------------------------------------- bound
-
-
-def _check_counts(m: int, r: int, v: int) -> None:
-    for name, value in (("m", m), ("r", r), ("v", v)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise ConfigError(f"`{name}` must be an integer. Found {value!r}.")
-    if not (0 <= v <= r <= m) or m < 1:
-        raise ConfigError(f"need 0 <= v <= r <= m and m >= 1 (correct, guesses, canaries). Found v={v}, r={r}, m={m}.")
-
-
-def _check_delta(delta: float) -> None:
-    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not (0.0 <= delta <= 1.0):
-        raise ConfigError(f"`delta` must lie in [0, 1]. Found {delta!r}.")
-
-
-def _check_confidence(confidence: float) -> None:
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not (0.0 < confidence < 1.0):
-        raise ConfigError(f"`confidence` must lie in (0, 1) (e.g. 0.95). Found {confidence!r}.")
-
-
-def one_run_p_value(m: int, r: int, v: int, epsilon: float, delta: float = 0.0) -> float:
-    """P-value of "v or more correct guesses" under the hypothesis that the build is (ε, δ)-DP.
-
-    The bound of Steinke, Nasr, Jagielski 2023 (main theorem, §3; computed as in their appendix code):
-    with q = e^ε/(1 + e^ε) and f(u) = P[Binomial(r, q) ≥ u],
-    p = f(v) + 2mδ · max_{1≤i≤v} (f(v − i) − f(v))/i, capped at 1. For δ = 0 it is the binomial tail f(v).
-
-    Args:
-        m: canaries (each included with probability ½). r: guesses (abstentions excluded).
-        v: correct guesses. epsilon: ε >= 0 of the hypothesis. delta: its δ in [0, 1].
-
-    Returns:
-        The p-value in [0, 1].
-
-    Raises:
-        ConfigError: counts outside 0 <= v <= r <= m, ε < 0 or δ outside [0, 1].
-    """
-    _check_counts(m, r, v)
-    _check_delta(delta)
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not (epsilon >= 0) or math.isinf(epsilon):
-        raise ConfigError(f"`epsilon` must be a finite number >= 0. Found {epsilon!r}.")
-    q = float(expit(epsilon))
-    tail = float(binom.sf(v - 1, r, q))  # P[Binomial(r, q) >= v]
-    if delta == 0.0 or v == 0:
-        return min(tail, 1.0)
-    # f(v - i) - f(v) = P[v - i <= B < v] = sum_{j=1..i} P[B = v - j]
-    below = np.cumsum(binom.pmf(np.arange(v - 1, -1, -1), r, q))
-    alpha = float(np.max(below / np.arange(1, v + 1)))
-    return min(tail + 2.0 * m * delta * alpha, 1.0)
-
-
-def epsilon_lower_bound(m: int, r: int, v: int, *, delta: float = 0.0, confidence: float = 0.95,
-                        step: float = 0.01) -> float:
-    """The ε lower bound of one-run auditing: the smallest ε >= 0 whose p-value reaches 1 − confidence.
-
-    Every ε below the returned value is rejected at level 1 − confidence, so if the build were
-    (ε*, δ)-DP the returned value exceeds ε* with probability at most 1 − confidence (δ = 0: pure DP).
-    The p-value is scanned upward from 0 on a grid of ``step`` and its first crossing refined by
-    bisection. For δ = 0 the p-value is increasing in ε and the result is its unique root; for δ > 0 its
-    second term may decrease in ε, and the first crossing (not the last) is what keeps the bound valid
-    (up to the grid: a crossing and return narrower than ``step`` would go unseen).
-
-    Args:
-        m: canaries. r: guesses. v: correct guesses.
-        delta: δ of the hypothesis (the build's claimed δ; 0 for pure DP).
-        confidence: e.g. 0.95.
-        step: the scan's grid step in ε (> 0).
-
-    Returns:
-        The lower bound (>= 0; 0 when v is not significantly above r/2).
-
-    Raises:
-        ConfigError: bad counts, δ or confidence.
-    """
-    _check_counts(m, r, v)
-    _check_delta(delta)
-    _check_confidence(confidence)
-    alpha = 1.0 - confidence
-    if one_run_p_value(m, r, v, 0.0, delta) >= alpha:
-        return 0.0
-    lo = 0.0
-    hi = step
-    while one_run_p_value(m, r, v, hi, delta) < alpha:
-        lo, hi = hi, hi + step
-        if hi > 700:  # expit saturates in float64 long before; unreachable for v <= r
-            raise ConfigError("internal error: the p-value never reached the significance level.")
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if one_run_p_value(m, r, v, mid, delta) < alpha:
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
-def max_epsilon_lower_bound(m: int, r: int, *, delta: float = 0.0, confidence: float = 0.95) -> float:
-    """The largest lower bound the design can report: all r guesses correct (v = r).
-
-    A claimed ε above this value can never be refuted with m canaries and r guesses; for δ = 0 it is
-    −log((1 − confidence)^(−1/r) − 1).
-    """
-    return epsilon_lower_bound(m, r, r, delta=delta, confidence=confidence)
-
 
 # ---------------------------------------------------------------------------------------------- canaries
 
@@ -444,7 +331,7 @@ def run_audit(
     """
     from dpsynrag.pipeline.build import build_corpus
 
-    _check_confidence(confidence)
+    check_confidence(confidence)
     seed = _secrets.randbits(63) if seed is None else seed
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"the audit seed (--seed; seed=) must be an integer >= 0. Found {seed!r}.")
@@ -500,98 +387,3 @@ def run_audit(
     )
     (out / AUDIT_FILE).write_text(json.dumps({**result.to_dict(), "config": config.model_dump()}, indent=2))
     return result
-
-
-# ---------------------------------------------------------------------------------------------- command line
-
-
-def audit_command(
-    input: Path = typer.Argument(..., help="Private collection: JSONL, CSV or Parquet file (or a task's data folder with --task)."),
-    out: Path = typer.Option(..., "--out", help="New folder for the audited corpus (corpus/) and audit.json."),
-    epsilon: float = typer.Option(..., "--epsilon", help="Claimed epsilon of the audited build (its target)."),
-    delta: float = typer.Option(..., "--delta", help="Claimed total delta, in (0, 1)."),
-    task: Optional[str] = typer.Option(None, "--task", help="Public task; medical has a built-in canary record."),
-    canaries: int = typer.Option(64, "--canaries", help="Number m of canary documents (each included with probability 1/2)."),
-    guesses_in: Optional[int] = typer.Option(None, "--guesses-in", help="Canaries guessed IN: the highest scores (default m/4)."),
-    guesses_out: Optional[int] = typer.Option(None, "--guesses-out", help="Canaries guessed OUT: the lowest scores (default m/4)."),
-    canary_template: Optional[str] = typer.Option(None, "--canary-template", help="A record in your documents' format with {secret} (required unless --task medical)."),
-    confidence: float = typer.Option(0.95, "--confidence", help="Confidence of the epsilon lower bound."),
-    documents: Optional[int] = typer.Option(None, "--documents", help="Audit the first N documents only (a CPU-sized slice)."),
-    model: Optional[str] = typer.Option(None, "--model", help="Language model (default: offline SmolLM2-135M-Instruct)."),
-    embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedding model (default: offline all-MiniLM-L6-v2)."),
-    K: int = typer.Option(10, "--K", help="Keywords per document."),
-    R: int = typer.Option(500, "--R", help="Keywords released = clusters."),
-    L: int = typer.Option(5, "--L", help="Most clusters a document joins."),
-    k: int = typer.Option(80, "--k", help="Target documents per cluster after outlier removal."),
-    T: int = typer.Option(70, "--T", help="Tokens per synthetic text."),
-    tau: float = typer.Option(1.0, "--tau", help="Sampling temperature."),
-    split: str = typer.Option("paper", help="Budget split: paper | fractions."),
-    open_vocabulary: bool = typer.Option(False, "--open-vocabulary", help="Thresholded open-vocabulary histogram (secrets can become keywords)."),
-    extractor: str = typer.Option("llm", help="Keyword extractor: llm | rarity."),
-    no_self_filter: bool = typer.Option(False, "--no-self-filter", help="Keep every synthetic text."),
-    no_outlier_removal: bool = typer.Option(False, "--no-outlier-removal", help="Skip the embedding threshold."),
-    max_document_tokens: int = typer.Option(256, help="Truncate each document to this many tokens."),
-    text_field: str = typer.Option("text", help="Field holding the document text."),
-    id_field: Optional[str] = typer.Option(None, help="Field holding a unique document id."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the audit design and of the build (reproducible, NOT for release)."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace --out if it holds an earlier audit."),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
-) -> None:
-    """Empirical privacy audit: canaries in one build, an epsilon lower bound next to the claimed epsilon."""
-    from pydantic import ValidationError
-    from rich.console import Console
-    from rich.table import Table
-
-    from dpsynrag.checks import error_message
-    from dpsynrag.data.io import load_documents
-    from dpsynrag.errors import DpsynragError
-    from dpsynrag.pipeline.config import BuildConfig
-
-    console = Console(width=None if sys.stdout.isatty() else 140)
-    err = Console(stderr=True, soft_wrap=True)
-    try:
-        config = BuildConfig(
-            epsilon=epsilon, delta=delta, task=task, self_filter=not no_self_filter, model=model, embedder=embedder,
-            K=K, R=R, L=L, k=k, T=T, temperature=tau, split=split, open_vocabulary=open_vocabulary,
-            extractor=extractor, outlier_removal=not no_outlier_removal, max_document_tokens=max_document_tokens,
-            seed=seed,
-        )
-        config.calibrate()
-        if input.is_dir():
-            if not task:
-                raise ConfigError("INPUT is a folder: pass --task to say how to read it, or give a file.")
-            from dpsynrag.tasks import get_task
-
-            docs = get_task(task).load_database(input, limit=documents)
-        else:
-            docs = load_documents(input, text_field=text_field, id_field=id_field, limit=documents)
-        if seed is not None:
-            err.print("[yellow]warning:[/] --seed makes the output reproducible: it is NOT for release.")
-        result = run_audit(
-            docs, out, config, canaries=canaries, k_in=guesses_in, k_out=guesses_out, template=canary_template,
-            seed=seed, confidence=confidence, overwrite=overwrite, progress=True,
-        )
-    except (ValidationError, DpsynragError, FileExistsError) as exc:
-        flags = {"limit": "--documents", "confidence": "--confidence", "template": "--canary-template"}
-        err.print(f"[bold red]error:[/] {error_message(exc, flags)}")
-        raise typer.Exit(code=2) from None
-    if as_json:
-        typer.echo(json.dumps(result.to_dict(), indent=2))
-        return
-    table = Table(title=f"Privacy audit (one run, {100 * result.confidence:g}% confidence)")
-    table.add_column("quantity")
-    table.add_column("value", justify="right")
-    rows = [
-        ("claimed epsilon (delta)", f"{result.claimed_epsilon:g} ({result.claimed_delta:g})"),
-        ("claimed epsilon, tight conversion (tested)", f"{result.claimed_epsilon_tight:.3f}"),
-        ("canaries m (included)", f"{result.canaries} ({result.included})"),
-        ("guesses r (IN + OUT)", f"{result.guesses} ({result.k_in} + {result.k_out})"),
-        ("correct guesses v", str(result.correct)),
-        ("epsilon lower bound (claimed delta)", f"{result.epsilon_lower_bound:.3f}"),
-        ("largest reachable bound (claimed delta)", f"{result.max_epsilon_lower_bound:.3f}"),
-    ]
-    for name, value in rows:
-        table.add_row(name, value)
-    console.print(table)
-    console.print(result.summary())
-    console.print(f"audit record: {Path(out) / AUDIT_FILE}; audited corpus: {result.corpus}")

@@ -13,14 +13,9 @@ The two corpus builders write the same corpus folders as :func:`dpsynrag.pipelin
 """
 
 from dpsynrag.baselines.aug_pe import AugPECalibration, AugPEConfig, build_aug_pe
-from dpsynrag.baselines.dp_rag import (
-    DPRAGCalibration,
-    DPRAGConfig,
-    DPRAGSession,
-    top_k_utility,
-    top_p_threshold,
-    top_p_utility,
-)
+from dpsynrag.baselines.dp_rag import DPRAGSession
+from dpsynrag.baselines.dp_rag_config import DPRAGCalibration, DPRAGConfig
+from dpsynrag.baselines.dp_rag_threshold import top_k_utility, top_p_threshold, top_p_utility
 from dpsynrag.baselines.dp_synth import (
     DPSynthCalibration,
     DPSynthConfig,

@@ -34,40 +34,32 @@ gives a slightly smaller ε for the same σ; here every method uses the same zCD
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal, Optional
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from dpsynrag import __version__
 from dpsynrag.checks import check_int, check_real
-from dpsynrag.baselines._common import (
-    as_documents,
+from dpsynrag.baselines.common import (
     check_achieved,
-    load_models,
-    make_report,
     resolve_task,
     rho_target,
 )
 from dpsynrag.corpus import (
-    CorpusWriter,
     SyntheticCorpus,
 )
 from dpsynrag.data.io import Document
+from dpsynrag.methods.config import CorpusConfig
 from dpsynrag.errors import ConfigError
-from dpsynrag.pipeline.build import _resolve_filter_prompt, self_filter, truncation_stages
-from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.privacy.events import ComposedEvent, DiscreteGaussianEvent
-from dpsynrag.privacy.ledger import prepare_charge
 from dpsynrag.privacy.mechanisms import discrete_gaussian_vote_histogram
-from dpsynrag.rng import RandomSource, make_random
+from dpsynrag.rng import RandomSource
 
 log = logging.getLogger("dpsynrag.build")
 
@@ -115,13 +107,13 @@ def sample_texts(
     Raises:
         ConfigError: bad sizes or temperature. DataError: an empty or too long prompt.
     """
-    from dpsynrag.models._engine import RowBatch
+    from dpsynrag.models.engine import RowBatch
     from dpsynrag.models.decoding import RowLayout, SamplingSelector, decode
 
     check_int("max_new_tokens", max_new_tokens)
     check_int("batch_size", batch_size)
     temperature = check_real("temperature", temperature, above=0.0)
-    encoded = lm._encode_prompts(list(prompts), max_new_tokens)
+    encoded = lm.encode_prompts(list(prompts), max_new_tokens)
     selector = SamplingSelector(lm.vocab_size, temperature=temperature, random=random)
     out: list[str] = []
     for start in range(0, len(encoded), batch_size):
@@ -235,7 +227,7 @@ class AugPECalibration:
         return asdict(self)
 
 
-class AugPEConfig(BaseModel):
+class AugPEConfig(CorpusConfig):
     """Parameters of an Aug-PE build (validated on creation).
 
     Privacy: ``epsilon`` > 0, ``delta`` in (0, 1), ``conversion``. Evolution: ``population_size`` N,
@@ -246,11 +238,6 @@ class AugPEConfig(BaseModel):
     (with ``{document}``). Self-filter as DP-SynRAG. ``seed``: reproducible, NOT for release.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-    epsilon: float = Field(gt=0)
-    delta: float = Field(gt=0, lt=1)
-    conversion: Literal["bun-steinke", "cks"] = "bun-steinke"
     population_size: int = Field(200, ge=1)
     iterations: int = Field(10, ge=1)
     L: int = Field(2, ge=1)
@@ -262,13 +249,6 @@ class AugPEConfig(BaseModel):
     description: Optional[str] = None
     random_prompt: str = RANDOM_PROMPT
     variation_prompt: str = VARIATION_PROMPT
-    self_filter: bool = True
-    filter_prompt: Optional[str] = None
-    task: Optional[str] = None
-    model: Optional[str] = None
-    embedder: Optional[str] = None
-    max_document_tokens: int = Field(256, ge=8)
-    seed: Optional[int] = Field(None, ge=0)
     batch_size: int = Field(32, ge=1)
 
     @model_validator(mode="after")
@@ -323,32 +303,12 @@ class AugPEConfig(BaseModel):
         )
 
 
-def build_aug_pe(
-    documents: Sequence[Document] | Sequence[str] | str | os.PathLike,
-    out_dir: str | os.PathLike,
-    config: AugPEConfig,
-    *,
-    lm=None,
-    embedder=None,
-    text_field: str = "text",
-    id_field: str | None = None,
-    overwrite: bool = False,
-    progress: bool = False,
-    ledger=None,
-) -> SyntheticCorpus:
-    """Build an Aug-PE synthetic corpus and its RAG index (see the module docstring).
-
-    Args:
-        documents: the private collection (Documents, strings, or a JSONL/CSV/Parquet path).
-        out_dir: the corpus folder to create (must not exist unless ``overwrite``).
-        config: the :class:`AugPEConfig`.
-        lm, embedder: loaded models (else loaded from ``config.model`` / ``config.embedder``); the
-            embedder computes the votes and the index.
-        text_field, id_field: fields of a file input.
-        overwrite: replace an existing folder (only once the new build has succeeded).
-        progress: show progress bars.
-        ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger` (``--ledger``): checked before any
-            model loads, recorded just before the first draw (see :func:`~dpsynrag.pipeline.build.build_corpus`).
+def build_aug_pe(documents: Sequence[Document] | Sequence[str] | str | os.PathLike, out_dir: str | os.PathLike,
+                 config: AugPEConfig, **options) -> SyntheticCorpus:
+    """Build an Aug-PE synthetic corpus (see the module docstring) and its RAG index:
+    ``get_method("aug-pe").build`` (:meth:`dpsynrag.methods.CorpusMethod.build` gives the arguments and the
+    keyword ``options``: ``lm``, ``embedder`` (it computes the votes and the index), ``text_field``,
+    ``id_field``, ``overwrite``, ``progress``, ``ledger``).
 
     Returns:
         The :class:`~dpsynrag.corpus.SyntheticCorpus`: one record per distinct selected text (``id``,
@@ -356,57 +316,49 @@ def build_aug_pe(
 
     Raises:
         ConfigError: bad parameters (no description, self-filter without a task). DataError: unusable
-            input. FileExistsError: ``out_dir`` exists and ``overwrite`` is False.
+            input. FileExistsError: ``out_dir`` exists and ``overwrite`` is False. TypeError: an unknown option.
     """
-    t_start = time.time()
-    if not isinstance(config, AugPEConfig):
-        raise ConfigError(f"`config` must be an AugPEConfig. Found {type(config).__name__}.")
-    writer = CorpusWriter(out_dir, overwrite=overwrite)
-    cal = config.calibrate()
-    description = config.resolved_description()
-    filter_prompt = _resolve_filter_prompt(config)  # type: ignore[arg-type]  # same fields as BuildConfig
-    documents = as_documents(documents, text_field=text_field, id_field=id_field)
-    charge = prepare_charge(ledger, documents, cal.plan(), delta=config.delta, kind="build", method="aug-pe",
-                            label=str(writer.out.resolve()))
-    random = make_random(config.seed)
-    noise = random.child("privacy-noise")
-    public = random.child("public-generation")
-    selection_random = random.child("selection")
+    from dpsynrag.methods import get_method
 
-    with writer:
-        log.info("dpsynrag %s Aug-PE build: %s", __version__, config.model_dump_json())
-        log.info("calibrated: %s", json.dumps(cal.to_dict()))
-        lm, embedder = load_models(lm, embedder, model=config.model, embedder_spec=config.embedder)
-        timings: dict[str, float] = {"generation_s": 0.0, "histogram_s": 0.0}
+    return get_method("aug-pe").build(documents, out_dir, config, **options)
 
-        t = time.time()
-        texts = [lm.truncate(d.text, config.max_document_tokens) for d in documents]
-        private_emb = embedder.encode(texts, progress=progress)
+
+def generate(run: BuildRun) -> SyntheticCorpus:
+    """Aug-PE inside a :class:`~dpsynrag.pipeline.run.BuildRun`: a public initial population, ``iterations``
+    private vote histograms with public variations between them, filter, write."""
+    config, cal, description = run.config, run.cal, run.prepared
+    noise = run.stream("privacy-noise")
+    public = run.stream("public-generation")
+    selection_random = run.stream("selection")
+    run.start()
+    lm, embedder = run.lm, run.embedder
+    run.timings.update({"generation_s": 0.0, "histogram_s": 0.0})
+
+    with run.timed("private_embedding_s"):
+        texts = [lm.truncate(d.text, config.max_document_tokens) for d in run.documents]
+        private_emb = embedder.encode(texts, progress=run.progress)
         # how many documents were cut (never which): owner-only, never logged
         truncation = truncation_stages(
-            config.max_document_tokens, sum(t != d.text for t, d in zip(texts, documents)), embedder, texts
+            config.max_document_tokens, sum(t != d.text for t, d in zip(texts, run.documents)), embedder, texts
         )
         del texts
-        timings["private_embedding_s"] = time.time() - t
 
-        def generate(prompts: list[str]) -> list[str]:
-            t0 = time.time()
-            texts = sample_texts(
+    def generate_texts(prompts: list[str]) -> list[str]:
+        with run.timed("generation_s"):
+            return sample_texts(
                 lm, prompts, max_new_tokens=config.T, temperature=config.temperature, random=public,
                 batch_size=config.batch_size,
             )
-            timings["generation_s"] += time.time() - t0
-            return texts
 
-        random_prompt = lm.chat_prompt(config.random_prompt.replace("{description}", description))
-        population = generate([random_prompt] * config.population_size)  # RANDOM_API: public, free
-        log.info("Aug-PE: initial population of %d samples", len(population))
+    random_prompt = lm.chat_prompt(config.random_prompt.replace("{description}", description))
+    population = generate_texts([random_prompt] * config.population_size)  # RANDOM_API: public, free
+    log.info("Aug-PE: initial population of %d samples", len(population))
 
-        charge.commit()  # the ledger records the build before anything is drawn
-        accountant = ZCDPAccountant(rho_budget=cal.rho_total, delta_budget=0.0, name="build")
-        size = config.selected_size
-        for it in range(1, config.iterations + 1):
-            t = time.time()
+    run.charge.commit()  # the ledger records the build before anything is drawn
+    accountant = run.accountant()
+    size = config.selected_size
+    for it in range(1, config.iterations + 1):
+        with run.timed("histogram_s"):
             pop_emb = embedder.encode(population)
             votes = nearest_neighbor_votes(private_emb, pop_emb, k=config.num_nearest_neighbor)
             noisy = discrete_gaussian_vote_histogram(
@@ -416,55 +368,45 @@ def build_aug_pe(
             del votes
             counts = np.maximum(noisy - config.threshold, 0.0)  # post-processing of the released h_t
             parents = select_parents(counts, size, mode=config.selection, random=selection_random)
-            timings["histogram_s"] += time.time() - t
-            log.info("Aug-PE iteration %d: histogram released, %d parents selected", it, len(parents))
-            if it == config.iterations:
-                break
-            parent_texts = [population[int(j)] for j in parents]
-            variation_prompts = [
-                lm.chat_prompt(config.variation_prompt.replace("{document}", s)) for s in parent_texts
-            ]
-            if config.L == 1:
-                population = generate(variation_prompts)
-            else:
-                variations = generate([p for p in variation_prompts for _ in range(config.L - 1)])
-                population = parent_texts + variations
-        del private_emb  # private intermediate: never written
-
-        final: list[tuple[str, int]] = []
-        seen: set[str] = set()
-        for j in parents:
-            text = population[int(j)]
-            if text not in seen:
-                seen.add(text)
-                final.append((text, int(noisy[int(j)])))
-        synthetic = [s for s, _ in final]
-
-        t = time.time()
-        kept = self_filter(lm, synthetic, filter_prompt, progress=progress) if filter_prompt else [bool(s.strip()) for s in synthetic]
-        timings["self_filter_s"] = time.time() - t
-        log.info("self-filter kept %d of %d texts", sum(kept), len(kept))
-
-        records = [
-            {"id": i, "text": s, "noisy_count": c, "kept": k} for i, ((s, c), k) in enumerate(zip(final, kept))
+        log.info("Aug-PE iteration %d: histogram released, %d parents selected", it, len(parents))
+        if it == config.iterations:
+            break
+        parent_texts = [population[int(j)] for j in parents]
+        variation_prompts = [
+            lm.chat_prompt(config.variation_prompt.replace("{document}", s)) for s in parent_texts
         ]
-        report = make_report(
-            accountant,
-            delta=config.delta,
-            plan=cal.plan(),
-            composition=(
-                "zCDP: sequential composition of the discrete Gaussian vote histograms, one per iteration that reads "
-                "the private documents (each document's vote vector is 0/1 with k = num_nearest_neighbor ones: L2 "
-                "sensitivity sqrt(k), rho = k/(2 sigma^2) each); the initial population, the selections and the "
-                "variations are public or post-processing."
-            ),
-            parameters={**cal.to_dict(), "population_size": config.population_size, "L": config.L,
-                        "num_nearest_neighbor": config.num_nearest_neighbor, "threshold": config.threshold,
-                        "selection": config.selection},
-            random=random,
-        )
-        return writer.finish_build(
-            records, method="aug-pe", config=config, report=report, lm=lm, embedder=embedder,
-            documents=documents, secure=random.is_secure, timings=timings, t_start=t_start,
-            description=description, filter_prompt=filter_prompt, truncation=truncation,
-        )
+        if config.L == 1:
+            population = generate_texts(variation_prompts)
+        else:
+            variations = generate_texts([p for p in variation_prompts for _ in range(config.L - 1)])
+            population = parent_texts + variations
+    del private_emb  # private intermediate: never written
+
+    final: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    for j in parents:
+        text = population[int(j)]
+        if text not in seen:
+            seen.add(text)
+            final.append((text, int(noisy[int(j)])))
+    synthetic = [s for s, _ in final]
+
+    kept = run.filter(synthetic)
+    records = [
+        {"id": i, "text": s, "noisy_count": c, "kept": k} for i, ((s, c), k) in enumerate(zip(final, kept))
+    ]
+    report = run.report(
+        accountant,
+        plan=cal.plan(),
+        composition=(
+            "zCDP: sequential composition of the discrete Gaussian vote histograms, one per iteration that reads "
+            "the private documents (each document's vote vector is 0/1 with k = num_nearest_neighbor ones: L2 "
+            "sensitivity sqrt(k), rho = k/(2 sigma^2) each); the initial population, the selections and the "
+            "variations are public or post-processing."
+        ),
+        parameters={**cal.to_dict(), "population_size": config.population_size, "L": config.L,
+                    "num_nearest_neighbor": config.num_nearest_neighbor, "threshold": config.threshold,
+                    "selection": config.selection},
+    )
+    return run.finish(records, report, description=description, filter_prompt=run.filter_prompt,
+                      truncation=truncation)

@@ -8,7 +8,7 @@ For each query q, over the private collection D (privacy unit = one document, ad
    θ ∈ [0, 1] is drawn by the continuous exponential mechanism (Lebesgue base measure) with the top-k
    utility U(θ) = −|#{i : s_i > θ} − k| (:func:`~dpsynrag.privacy.mechanisms.exponential_threshold`,
    which peaks exactly at k — the reference code peaks at k − 2) or the top-p utility of
-   :func:`top_p_utility`; the retrieved set is S_q = {d_i : s_i > θ}. **No random sub-sampling cap**
+   :func:`~dpsynrag.baselines.dp_rag_threshold.top_p_utility`; the retrieved set is S_q = {d_i : s_i > θ}. **No random sub-sampling cap**
    on S_q (the reference's ``random.sample(..., 128)`` can double the sensitivity under add/remove).
 3. **Private prediction** over S_q (:class:`~dpsynrag.models.PrivatePredictionDecoder`): one prompt per
    retrieved document (Grislain's: system ``You give a short responses based on this document or a
@@ -48,22 +48,19 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from dpsynrag.baselines._common import (
+from dpsynrag.baselines.common import (
     BUDGET_RTOL,
-    SAFETY,
-    as_documents,
-    check_achieved,
     load_models,
     make_report,
     resolve_task,
 )
-from dpsynrag.data.io import Document
+from dpsynrag.baselines.dp_rag_config import DPRAGConfig
+from dpsynrag.baselines.dp_rag_threshold import top_p_threshold
+from dpsynrag.data.io import Document, as_documents
 from dpsynrag.errors import (
     ConfigError,
     InfeasibleBudgetError,
@@ -71,283 +68,12 @@ from dpsynrag.errors import (
 )
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.conversions import epsilon_from_rho, rho_from_epsilon
-from dpsynrag.privacy.events import (
-    ComposedEvent,
-    ExponentialMechanismEvent,
-    PrivatePredictionTokenEvent,
-    SelfComposedEvent,
-)
+from dpsynrag.privacy.events import SelfComposedEvent
 from dpsynrag.privacy.ledger import prepare_charge
 from dpsynrag.privacy.mechanisms import exponential_threshold
 from dpsynrag.privacy.report import PrivacyReport
 from dpsynrag.rag import Answer, check_questions
-from dpsynrag.rng import RandomSource, make_random
-
-DOCUMENT_SYSTEM_PROMPT = (
-    'You give a short responses based on this document or a predefined set of similar documents.\nDocument:\n"{document}"'
-)
-"""Grislain's per-document system prompt (dp_model.py), ``{document}`` replaced by the document text."""
-
-PUBLIC_SYSTEM_PROMPT = "You give a short response based on a predefined set documents."
-"""Grislain's public system prompt: the public prompt is this system message and the question, no document."""
-
-
-# ----------------------------------------------------------------------------------------------
-# Retrieval threshold utilities and the top-p mechanism
-# ----------------------------------------------------------------------------------------------
-
-
-def _scores(scores) -> np.ndarray:
-    s = np.asarray(scores, dtype=np.float64).reshape(-1)
-    if not np.isfinite(s).all():
-        raise ConfigError("`scores` must be finite.")
-    return np.clip(s, 0.0, 1.0)
-
-
-def _check_p_alpha(p: float, alpha: float) -> None:
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not (0.0 < p < 1.0):
-        raise ConfigError(f"`p` (top-p share) must lie strictly between 0 and 1. Found {p!r}.")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not (0.0 <= alpha < math.inf):
-        raise ConfigError(f"`alpha` must be a finite number >= 0. Found {alpha!r}.")
-
-
-def top_k_utility(scores, theta: float, *, k: int) -> float:
-    """Grislain's top-k utility U(θ) = −|#{i : s_i > θ} − k| (scores clipped to [0, 1]).
-
-    Sensitivity 1 under add/remove: one document changes the count by at most 1 for every θ.
-    This is the utility of :func:`~dpsynrag.privacy.mechanisms.exponential_threshold`.
-    """
-    s = _scores(scores)
-    return -abs(float(np.sum(s > theta)) - k)
-
-
-def top_p_utility(scores, theta: float, *, p: float, alpha: float) -> float:
-    """The top-p threshold utility, with data-independent weights (a sound variant of Grislain's).
-
-    U(θ) = −| Σ_i 1[s_i > θ] · w(s_i) − p · Σ_i w(s_i) |,  w(s) = exp(α (s − 1)),  s clipped to [0, 1].
-
-    It selects the smallest set of top documents holding a share p of the total weight; α > 0 puts
-    the weight on the best scores.
-
-    **Sensitivity ≤ max(p, 1 − p) ≤ 1 (proof).** Let D' = D ∪ {d*} with clipped score s* and weight
-    w* = w(s*). The weights of the other documents do not change (w depends only on a document's own
-    score and the public constants α, 0, 1), so for every θ, with g(θ) = Σ 1[s_i > θ] w_i − p Σ w_i,
-    g_{D'}(θ) − g_D(θ) = w* (1[s* > θ] − p) ∈ [−p w*, (1 − p) w*]. As | |a| − |b| | ≤ |a − b| and
-    0 < w* ≤ 1, |U_{D'}(θ) − U_D(θ)| ≤ max(p, 1 − p) ≤ 1. The base measure (Lebesgue on [0, 1]) does not
-    depend on D, so the exponential mechanism with density ∝ exp(ε U(θ)/2) is ε-DP and ε-bounded-range:
-    ε²/8-zCDP.
-
-    **Why not the report's version.** In Grislain's report (arXiv 2412.19291, "top-p" utility) s_max and
-    s_min are not said to be public; read as the data's max and min scores, one added document with a
-    new extreme score rescales *every* weight, and U changes by Θ(n): e.g. n documents at 0.5 and one at
-    0.9 (s_min = 0.5) versus the same plus one at 0.1 (s_min = 0.1), α = 5, p = 0.02, θ = 0.7: the
-    weight of each 0.5-document goes from e^−5 to e^−2.5, and |ΔU| = 1.59 at n = 2000, 6.92 at
-    n = 5000, growing linearly in n. No finite sensitivity holds, so that version is not implemented. (The reference code's DP branch uses
-    fixed bounds, −0.5 and 0.8; we use the mechanism's own domain [0, 1], so no score saturates below 1.)
-    """
-    _check_p_alpha(p, alpha)
-    s = _scores(scores)
-    w = np.exp(alpha * (s - 1.0))
-    return -abs(float(np.sum(w[s > theta])) - p * float(np.sum(w)))
-
-
-def top_p_interval_log_weights(scores, *, p: float, alpha: float, epsilon: float):
-    """The continuous exponential mechanism of :func:`top_p_threshold` as intervals of [0, 1].
-
-    The sorted clipped scores split [0, 1] into intervals on which the retrieved set {i : s_i > θ} is
-    constant; interval j has log-weight log(length_j) + ε · U_j / 2 (−inf for an empty interval).
-
-    Returns:
-        (breaks float64 [n + 2], lengths float64 [n + 1], log_weights float64 [n + 1]).
-    """
-    _check_p_alpha(p, alpha)
-    s = np.sort(_scores(scores))
-    w = np.exp(alpha * (s - 1.0))
-    breaks = np.concatenate([[0.0], s, [1.0]])
-    lengths = np.diff(breaks)
-    # On the open interval (b_j, b_{j+1}) the retrieved documents are the sorted ones j, j+1, ..., n-1.
-    kept_weight = np.concatenate([np.cumsum(w[::-1])[::-1], [0.0]])
-    utility = -np.abs(kept_weight - p * float(np.sum(w)))
-    log_w = np.full(len(lengths), -np.inf)
-    positive = lengths > 0
-    log_w[positive] = np.log(lengths[positive]) + 0.5 * epsilon * utility[positive]
-    return breaks, lengths, log_w
-
-
-def top_p_threshold(
-    scores,
-    *,
-    p: float,
-    alpha: float,
-    epsilon: float,
-    accountant: ZCDPAccountant,
-    random: RandomSource,
-    name: str = "retrieval threshold (top-p)",
-) -> float:
-    """A retrieval threshold θ ∈ [0, 1] from the exponential mechanism with the top-p utility.
-
-    Density ∝ exp(ε · U(θ)/2) on [0, 1] (Lebesgue base measure), U = :func:`top_p_utility`: an interval
-    of :func:`top_p_interval_log_weights` is drawn, then θ uniformly inside it. Retrieve s_i > θ.
-
-    DP guarantee: U has sensitivity ≤ 1 (proof in :func:`top_p_utility`), so the draw is ε-DP and
-    ε-bounded-range, ρ = ε²/8; the accountant is charged an
-    :class:`~dpsynrag.privacy.events.ExponentialMechanismEvent` before the draw.
-
-    Args:
-        scores: float array [n] of similarities (clipped to [0, 1]); n may be 0.
-        p: the share of the total weight to retrieve, in (0, 1) (DP-SynRAG App. C.3: 0.02 for Medical
-            Synth, 0.05 for MovieLens and SearchQA).
-        alpha: α >= 0, the contrast of the weights (Grislain's default 5).
-        epsilon: ε_r > 0.
-
-    Returns:
-        θ in [0, 1].
-
-    Raises:
-        ConfigError: on bad p, α, ε or non-finite scores.
-        PrivacyBudgetExceededError: if the accountant cannot pay (nothing drawn).
-    """
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not (0 < epsilon < math.inf):
-        raise ConfigError(f"`epsilon` must be a finite number > 0. Found {epsilon!r}.")
-    breaks, lengths, log_w = top_p_interval_log_weights(scores, p=p, alpha=alpha, epsilon=float(epsilon))
-    accountant.compose(ExponentialMechanismEvent(name=name, epsilon=float(epsilon)))
-    j = int(random.categorical(log_w))
-    return float(breaks[j] + random.uniform() * lengths[j])
-
-
-# ----------------------------------------------------------------------------------------------
-# Configuration and calibration
-# ----------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DPRAGCalibration:
-    """The calibrated per-query mechanisms of DP-RAG. All rho in zCDP nats.
-
-    Attributes:
-        epsilon_per_query, delta, conversion: the per-query target and the ρ → ε conversion.
-        rho_query: ρ_q = ε_r²/8 + T · (c/τ)²/2, what one query costs.
-        retrieval_epsilon: ε_r of the threshold mechanism; rho_retrieval = ε_r²/8.
-        clip, temperature, T: c, τ and the tokens per answer; rho_token = (c/τ)²/2.
-        epsilon_achieved: ρ_q converted at δ (≤ epsilon_per_query).
-    """
-
-    epsilon_per_query: float
-    delta: float
-    conversion: str
-    retrieval_epsilon: float
-    rho_retrieval: float
-    clip: float
-    temperature: float
-    T: int
-    rho_token: float
-    rho_query: float
-    epsilon_achieved: float
-
-    def query_plan(self, name: str = "one DP-RAG query") -> ComposedEvent:
-        """One query's mechanisms: the retrieval threshold then T private prediction tokens."""
-        return ComposedEvent(
-            name=name,
-            events=(
-                ExponentialMechanismEvent(name="retrieval threshold", epsilon=self.retrieval_epsilon),
-                SelfComposedEvent(
-                    PrivatePredictionTokenEvent(name="private prediction token", clip=self.clip, temperature=self.temperature),
-                    self.T,
-                    name=f"{self.T} private prediction tokens",
-                ),
-            ),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-class DPRAGConfig(BaseModel):
-    """Parameters of DP-RAG (Grislain 2024; defaults from its test_dp_rag.py and DP-SynRAG App. C.3).
-
-    Privacy: ``epsilon_per_query`` > 0 and ``delta`` in (0, 1) are each query's (ε, δ) target;
-    ``conversion`` the ρ → ε conversion used to calibrate. The retrieval threshold gets
-    ε_r = ``retrieval_epsilon`` if set, else ``retrieval_fraction`` × ``epsilon_per_query`` (default
-    1/11: Grislain's split, retrieval 0.5 : generation 5.0); the rest of ρ_q goes to generation.
-
-    Retrieval: ``utility`` "top-p" (``top_p``, ``top_p_alpha``) or "top-k" (``top_k``), threshold on
-    cosine scores over [0, 1]. Generation: ``max_new_tokens`` T, ``temperature`` τ, ``public_weight`` ω
-    (0 turns the public prompt off), the per-document and public system prompts, documents truncated
-    to ``max_document_tokens`` tokens in the prompts. ``model`` / ``embedder`` are loaded when the
-    session is not given models.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-    epsilon_per_query: float = Field(gt=0)
-    delta: float = Field(gt=0, lt=1)
-    conversion: Literal["bun-steinke", "cks"] = "bun-steinke"
-    retrieval_epsilon: Optional[float] = Field(None, gt=0)
-    retrieval_fraction: float = Field(1.0 / 11.0, gt=0, lt=1)
-    utility: Literal["top-p", "top-k"] = "top-p"
-    top_p: float = Field(0.02, gt=0, lt=1)
-    top_p_alpha: float = Field(5.0, ge=0)
-    top_k: int = Field(80, ge=0)
-    max_new_tokens: int = Field(70, ge=1)
-    temperature: float = Field(1.0, gt=0)
-    public_weight: float = Field(0.01, ge=0)
-    document_system_prompt: str = DOCUMENT_SYSTEM_PROMPT
-    public_system_prompt: str = PUBLIC_SYSTEM_PROMPT
-    max_document_tokens: int = Field(256, ge=8)
-    memory_budget_gb: float = Field(2.0, gt=0)
-    model: Optional[str] = None
-    embedder: Optional[str] = None
-
-    @model_validator(mode="after")
-    def _consistent(self) -> "DPRAGConfig":
-        if "{document}" not in self.document_system_prompt:
-            raise ValueError("`document_system_prompt` must contain the placeholder {document}.")
-        return self
-
-    @property
-    def effective_retrieval_epsilon(self) -> float:
-        """ε_r of the retrieval threshold."""
-        if self.retrieval_epsilon is not None:
-            return float(self.retrieval_epsilon)
-        return self.retrieval_fraction * self.epsilon_per_query
-
-    def calibrate(self) -> DPRAGCalibration:
-        """Solve the clip c so that one query is (``epsilon_per_query``, ``delta``)-DP.
-
-        ρ_q = ρ(ε_q, δ) (conversion inverted); c = τ · sqrt(2 (ρ_q − ε_r²/8) / T), shrunk by 1e-10.
-
-        Raises:
-            InfeasibleBudgetError: the retrieval threshold alone costs the whole per-query budget.
-        """
-        rho_q = rho_from_epsilon(self.epsilon_per_query, self.delta, conversion=self.conversion)
-        eps_r = self.effective_retrieval_epsilon
-        rho_r = eps_r**2 / 8.0
-        rho_gen = (rho_q - rho_r) * (1.0 - SAFETY)
-        if rho_gen <= 0:
-            raise InfeasibleBudgetError(
-                f"the retrieval threshold (epsilon_r={eps_r:g}: rho={rho_r:.4g}) needs the whole per-query budget "
-                f"(epsilon_per_query={self.epsilon_per_query:g}, delta={self.delta:g}: rho={rho_q:.4g}). "
-                "Lower retrieval_epsilon / retrieval_fraction, or raise epsilon_per_query."
-            )
-        clip = self.temperature * math.sqrt(2.0 * rho_gen / self.max_new_tokens)
-        rho_token = 0.5 * (clip / self.temperature) ** 2
-        rho_query = rho_r + self.max_new_tokens * rho_token
-        achieved = check_achieved(
-            rho_query, epsilon=self.epsilon_per_query, delta=self.delta, conversion=self.conversion, what="DP-RAG"
-        )
-        return DPRAGCalibration(
-            epsilon_per_query=self.epsilon_per_query,
-            delta=self.delta,
-            conversion=self.conversion,
-            retrieval_epsilon=eps_r,
-            rho_retrieval=rho_r,
-            clip=clip,
-            temperature=self.temperature,
-            T=self.max_new_tokens,
-            rho_token=rho_token,
-            rho_query=rho_query,
-            epsilon_achieved=achieved,
-        )
+from dpsynrag.rng import make_random
 
 
 # ----------------------------------------------------------------------------------------------

@@ -23,42 +23,29 @@ from z = 0, i.e. uniformly; its text is then usually dropped by the self-filter)
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Literal, Optional
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from dpsynrag import __version__
-from dpsynrag.baselines._common import (
-    as_documents,
-    check_achieved,
-    load_models,
-    make_report,
-    rho_target,
-)
-from dpsynrag.corpus import (
-    CorpusWriter,
-    SyntheticCorpus,
-)
+from dpsynrag.baselines.common import check_achieved, rho_target
+from dpsynrag.corpus import SyntheticCorpus
 from dpsynrag.data.io import Document
+from dpsynrag.methods.config import CorpusConfig
 from dpsynrag.errors import ConfigError
-from dpsynrag.pipeline.build import REPHRASE_PROMPT, _resolve_filter_prompt, self_filter, truncation_stages
-from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.pipeline.build import REPHRASE_PROMPT
+from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.privacy.events import (
     ComposedEvent,
     OverlappingParallelEvent,
     PrivatePredictionTokenEvent,
     SelfComposedEvent,
 )
-from dpsynrag.privacy.ledger import prepare_charge
-from dpsynrag.rng import RandomSource, make_random
+from dpsynrag.rng import RandomSource
 
 log = logging.getLogger("dpsynrag.build")
 
@@ -100,7 +87,7 @@ class DPSynthCalibration:
         return asdict(self)
 
 
-class DPSynthConfig(BaseModel):
+class DPSynthConfig(CorpusConfig):
     """Parameters of a DP-Synth build (privacy arguments keyword-only, validated on creation).
 
     ``epsilon`` > 0, ``delta`` in (0, 1): the target of the whole build; ``conversion``: ρ → ε conversion
@@ -110,21 +97,9 @@ class DPSynthConfig(BaseModel):
     many tokens in the prompts. ``seed``: reproducible, NOT for release.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-    epsilon: float = Field(gt=0)
-    delta: float = Field(gt=0, lt=1)
     num_batches: int = Field(80, ge=1)
     T: int = Field(70, ge=1)
     temperature: float = Field(1.0, gt=0)
-    conversion: Literal["bun-steinke", "cks"] = "bun-steinke"
-    self_filter: bool = True
-    filter_prompt: Optional[str] = None
-    task: Optional[str] = None
-    model: Optional[str] = None
-    embedder: Optional[str] = None
-    max_document_tokens: int = Field(256, ge=8)
-    seed: Optional[int] = Field(None, ge=0)
     memory_budget_gb: float = Field(2.0, gt=0)
 
     @model_validator(mode="after")
@@ -166,31 +141,12 @@ def assign_batches(num_documents: int, num_batches: int, random: RandomSource) -
     return np.minimum((u * num_batches).astype(np.int64), num_batches - 1)
 
 
-def build_dp_synth(
-    documents: Sequence[Document] | Sequence[str] | str | os.PathLike,
-    out_dir: str | os.PathLike,
-    config: DPSynthConfig,
-    *,
-    lm=None,
-    embedder=None,
-    text_field: str = "text",
-    id_field: str | None = None,
-    overwrite: bool = False,
-    progress: bool = False,
-    ledger=None,
-) -> SyntheticCorpus:
-    """Build a DP-Synth synthetic corpus (one text per random disjoint batch) and its RAG index.
-
-    Args:
-        documents: the private collection (Documents, strings, or a JSONL/CSV/Parquet path).
-        out_dir: the corpus folder to create (must not exist unless ``overwrite``).
-        config: the :class:`DPSynthConfig`.
-        lm, embedder: loaded models (else loaded from ``config.model`` / ``config.embedder``).
-        text_field, id_field: fields of a file input.
-        overwrite: replace an existing folder (only once the new build has succeeded).
-        progress: show progress bars.
-        ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger` (``--ledger``): checked before any
-            model loads, recorded just before the first draw (see :func:`~dpsynrag.pipeline.build.build_corpus`).
+def build_dp_synth(documents: Sequence[Document] | Sequence[str] | str | os.PathLike, out_dir: str | os.PathLike,
+                   config: DPSynthConfig, **options) -> SyntheticCorpus:
+    """Build a DP-Synth synthetic corpus (one text per random disjoint batch) and its RAG index:
+    ``get_method("dp-synth").build`` (:meth:`dpsynrag.methods.CorpusMethod.build` gives the arguments and
+    the keyword ``options``: ``lm``, ``embedder``, ``text_field``, ``id_field``, ``overwrite``, ``progress``,
+    ``ledger``).
 
     Returns:
         The :class:`~dpsynrag.corpus.SyntheticCorpus`: ``num_batches`` records (``id``, ``batch``,
@@ -198,75 +154,56 @@ def build_dp_synth(
 
     Raises:
         ConfigError: bad parameters (e.g. self-filter without a task). DataError: unusable input.
-        FileExistsError: ``out_dir`` exists and ``overwrite`` is False.
+        FileExistsError: ``out_dir`` exists and ``overwrite`` is False. TypeError: an unknown option.
     """
-    t_start = time.time()
-    if not isinstance(config, DPSynthConfig):
-        raise ConfigError(f"`config` must be a DPSynthConfig. Found {type(config).__name__}.")
-    writer = CorpusWriter(out_dir, overwrite=overwrite)
-    cal = config.calibrate()
-    filter_prompt = _resolve_filter_prompt(config)  # type: ignore[arg-type]  # same fields as BuildConfig
-    documents = as_documents(documents, text_field=text_field, id_field=id_field)
-    charge = prepare_charge(ledger, documents, cal.plan(), delta=config.delta, kind="build", method="dp-synth",
-                            label=str(writer.out.resolve()))
-    random = make_random(config.seed)
-    assignment_random = random.child("batch-assignment")
-    sampling = random.child("private-prediction")
+    from dpsynrag.methods import get_method
 
-    with writer:
-        log.info("dpsynrag %s DP-Synth build: %s", __version__, config.model_dump_json())
-        log.info("calibrated: %s", json.dumps(cal.to_dict()))
-        lm, embedder = load_models(lm, embedder, model=config.model, embedder_spec=config.embedder)
-        timings: dict[str, float] = {}
+    return get_method("dp-synth").build(documents, out_dir, config, **options)
 
-        texts = [lm.truncate(d.text, config.max_document_tokens) for d in documents]
-        # how many documents were cut (never which): owner-only, never logged
-        truncation = truncation_stages(config.max_document_tokens, sum(t != d.text for t, d in zip(texts, documents)))
-        charge.commit()  # the ledger records the build before anything is drawn
-        batch_of = assign_batches(len(texts), config.num_batches, assignment_random)
-        members: list[list[int]] = [[] for _ in range(config.num_batches)]
-        for i, b in enumerate(batch_of):
-            members[int(b)].append(i)
 
-        accountant = ZCDPAccountant(rho_budget=cal.rho_total, delta_budget=0.0, name="build")
-        parallel = accountant.open_parallel(
-            cal.batch_plan(), num_branches=config.num_batches, max_branches_per_unit=1, name="disjoint batches"
-        )
-        branches = [parallel.branch(b) for b in range(config.num_batches)]
+def generate(run: BuildRun) -> SyntheticCorpus:
+    """DP-Synth inside a :class:`~dpsynrag.pipeline.run.BuildRun`: assign the documents to disjoint
+    batches, one private-prediction text per batch, filter, write."""
+    config, cal = run.config, run.cal
+    run.start()
+    lm = run.lm
+    texts = [lm.truncate(d.text, config.max_document_tokens) for d in run.documents]
+    # how many documents were cut (never which): owner-only, never logged
+    truncation = truncation_stages(config.max_document_tokens, sum(t != d.text for t, d in zip(texts, run.documents)))
+    run.charge.commit()  # the ledger records the build before anything is drawn
+    batch_of = assign_batches(len(texts), config.num_batches, run.stream("batch-assignment"))
+    members: list[list[int]] = [[] for _ in range(config.num_batches)]
+    for i, b in enumerate(batch_of):
+        members[int(b)].append(i)
 
-        t = time.time()
+    accountant = run.accountant()
+    parallel = accountant.open_parallel(
+        cal.batch_plan(), num_branches=config.num_batches, max_branches_per_unit=1, name="disjoint batches"
+    )
+    branches = [parallel.branch(b) for b in range(config.num_batches)]
+
+    with run.timed("private_prediction_s"):
         from dpsynrag.models import PrivatePredictionDecoder
 
         prompt_of = {i: lm.chat_prompt(REPHRASE_PROMPT.format(document=texts[i])) for i in range(len(texts))}
         decoder = PrivatePredictionDecoder(
-            lm, clip=cal.clip, temperature=cal.temperature, max_new_tokens=cal.T, random=sampling,
+            lm, clip=cal.clip, temperature=cal.temperature, max_new_tokens=cal.T, random=run.stream("private-prediction"),
             memory_budget_gb=config.memory_budget_gb, prompt_prefix=lm.public_prefix(REPHRASE_PROMPT),
         )
-        synthetic = decoder.generate([[prompt_of[i] for i in m] for m in members], branches, progress=progress)
-        timings["private_prediction_s"] = time.time() - t
-        log.info("DP-Synth: %d synthetic texts generated", len(synthetic))
-        del members, batch_of, prompt_of, texts  # private intermediates: never written
+        synthetic = decoder.generate([[prompt_of[i] for i in m] for m in members], branches, progress=run.progress)
+    log.info("DP-Synth: %d synthetic texts generated", len(synthetic))
+    del members, batch_of, prompt_of, texts  # private intermediates: never written
 
-        t = time.time()
-        kept = self_filter(lm, synthetic, filter_prompt, progress=progress) if filter_prompt else [bool(s.strip()) for s in synthetic]
-        timings["self_filter_s"] = time.time() - t
-        log.info("self-filter kept %d of %d texts", sum(kept), len(kept))
-
-        records = [{"id": b, "batch": b, "text": y, "kept": k} for b, (y, k) in enumerate(zip(synthetic, kept))]
-        report = make_report(
-            accountant,
-            delta=config.delta,
-            plan=cal.plan(),
-            composition=(
-                "zCDP: each document is in exactly one batch, drawn uniformly at random independently of its "
-                "content and of the other documents (disjoint batches): parallel composition, the build costs what "
-                "one batch may spend, T private prediction tokens of (c/tau)^2/2 each, whatever the number of batches."
-            ),
-            parameters=cal.to_dict(),
-            random=random,
-        )
-        return writer.finish_build(
-            records, method="dp-synth", config=config, report=report, lm=lm, embedder=embedder,
-            documents=documents, secure=random.is_secure, timings=timings, t_start=t_start,
-            prompt=REPHRASE_PROMPT, filter_prompt=filter_prompt, truncation=truncation,
-        )
+    kept = run.filter(synthetic)
+    records = [{"id": b, "batch": b, "text": y, "kept": k} for b, (y, k) in enumerate(zip(synthetic, kept))]
+    report = run.report(
+        accountant,
+        plan=cal.plan(),
+        composition=(
+            "zCDP: each document is in exactly one batch, drawn uniformly at random independently of its "
+            "content and of the other documents (disjoint batches): parallel composition, the build costs what "
+            "one batch may spend, T private prediction tokens of (c/tau)^2/2 each, whatever the number of batches."
+        ),
+        parameters=cal.to_dict(),
+    )
+    return run.finish(records, report, prompt=REPHRASE_PROMPT, filter_prompt=run.filter_prompt, truncation=truncation)

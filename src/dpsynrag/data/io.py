@@ -20,13 +20,11 @@ row 0 on line 2.
 
 from __future__ import annotations
 
-import csv
+import contextlib
 import dataclasses
 import hashlib
-import io
 import json
 import os
-import sys
 import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -34,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dpsynrag.data.readers import SUPPORTED_EXTENSIONS, iter_json_rows, iter_rows
 from dpsynrag.errors import ConfigError, DataError
 
 __all__ = [
@@ -45,15 +44,10 @@ __all__ = [
     "iter_documents",
     "load_documents",
     "open_documents",
+    "atomic_write",
     "read_jsonl",
     "write_jsonl_atomic",
 ]
-
-_JSONL_EXTENSIONS = (".jsonl", ".ndjson", ".json")
-_CSV_EXTENSIONS = (".csv",)
-_PARQUET_EXTENSIONS = (".parquet", ".pq")
-SUPPORTED_EXTENSIONS: tuple[str, ...] = _JSONL_EXTENSIONS + _CSV_EXTENSIONS + _PARQUET_EXTENSIONS
-"""File extensions :func:`load_documents` accepts (lower-case comparison)."""
 
 
 class DataFileNotFoundError(DataError, FileNotFoundError):
@@ -136,19 +130,10 @@ def iter_documents(
     return _iter_documents(file, text_field, id_field, limit)
 
 
-def _rows(file: Path, text_field: str, id_field: str | None) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
-    suffix = file.suffix.lower()
-    if suffix in _JSONL_EXTENSIONS:
-        return _iter_json_rows(file)
-    if suffix in _CSV_EXTENSIONS:
-        return _iter_csv_rows(file)
-    return _iter_parquet_rows(file, text_field, id_field)
-
-
 def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: int | None) -> Iterator[Document]:
     seen_ids: set[int] = set()  # 64-bit hashes of the ids so far (not the ids: memory stays small)
     count = 0
-    for row_index, where, row in _rows(file, text_field, id_field):
+    for row_index, where, row in iter_rows(file, text_field, id_field):
         if limit is not None and row_index >= limit:
             break
         text = _field(row, text_field, where, file)
@@ -191,7 +176,7 @@ def _hash64(value: str) -> int:
 
 def _earlier_row_with_id(file: Path, text_field: str, id_field: str, doc_id: str, before: int) -> str | None:
     """Where the first row before row ``before`` with id ``doc_id`` is (None: a 64-bit hash collision)."""
-    for row_index, where, row in _rows(file, text_field, id_field):
+    for row_index, where, row in iter_rows(file, text_field, id_field):
         if row_index >= before:
             return None
         if id_field in row and str(row[id_field]) == doc_id:
@@ -358,11 +343,39 @@ def read_jsonl(path: str | os.PathLike[str], *, limit: int | None = None) -> lis
             f"`path`: JSON-lines file not found: {str(file)!r} (resolved: {str(file.resolve())!r})."
         )
     rows: list[dict[str, Any]] = []
-    for _, _, row in _iter_json_rows(file, allow_array=False):
+    for _, _, row in iter_json_rows(file, allow_array=False):
         if limit is not None and len(rows) >= limit:
             break
         rows.append(dict(row))
     return rows
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[Any]:
+    """Write ``path`` atomically: yields a handle on a temporary file (mode 0600, from
+    :func:`tempfile.mkstemp`) in the destination folder; on a clean exit it is flushed, fsync-ed and moved
+    over ``path`` with ``os.replace``, so readers see either the old file or the complete new one. The
+    folder is created if needed. On any error the temporary file is removed and ``path`` is left untouched.
+
+    Args:
+        path: destination file.
+        binary: a bytes handle; else text, UTF-8 with ``"\\n"`` line ends.
+    """
+    dest = Path(path)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    try:
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="\n")) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, dest)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except FileNotFoundError:
+            pass
+        raise
 
 
 def write_jsonl_atomic(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any] | Any]) -> Path:
@@ -385,197 +398,18 @@ def write_jsonl_atomic(path: str | os.PathLike[str], records: Iterable[Mapping[s
         TypeError: a record is neither a mapping nor a dataclass instance, or is not JSON-serialisable.
     """
     dest = Path(path)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            for index, record in enumerate(records):
-                if dataclasses.is_dataclass(record) and not isinstance(record, type):
-                    record = dataclasses.asdict(record)
-                if not isinstance(record, Mapping):
-                    raise TypeError(
-                        f"`records`[{index}] must be a mapping or a dataclass instance, "
-                        f"found {type(record).__name__}."
-                    )
-                handle.write(json.dumps(dict(record), ensure_ascii=False))
-                handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, dest)
-    except BaseException:
-        try:
-            os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
-        raise
-    return dest
-
-
-# --------------------------------------------------------------------------------------------------
-# Readers. Each yields (row_index, where, row) with `where` a human-readable location.
-
-
-def _starts_with_bracket(handle) -> bool:
-    """True when the first byte of ``handle`` that is not ASCII whitespace is ``[`` (reads only up to it)."""
-    while chunk := handle.read(1 << 16):
-        stripped = chunk.lstrip()
-        if stripped:
-            return stripped[:1] == b"["
-    return False
-
-
-def _iter_json_rows(file: Path, *, allow_array: bool = True) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
-    # JSON lines are read one line at a time (memory: one row); a .json file holding one array is parsed whole
-    with open(file, "rb") as handle:
-        if allow_array and file.suffix.lower() == ".json" and _starts_with_bracket(handle):
-            handle.seek(0)
-            yield from _iter_json_array(file, handle.read())
-            return
-        handle.seek(0)
-        yield from _iter_json_lines(file, handle)
-
-
-def _iter_json_lines(file: Path, handle) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
-    row_index = 0
-    offset = 0
-    for line_no, raw in enumerate(handle, start=1):  # binary lines end at b"\n" only
-        line_offset = offset
-        offset += len(raw)
-        if raw.endswith(b"\n"):
-            raw = raw[:-1]
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise DataError(
-                f"{file.name}, line {line_no}: invalid UTF-8 at byte {exc.start} of the line "
-                f"(byte {line_offset + exc.start} of the file): {exc.reason}. Hint: re-encode the file as UTF-8."
-            ) from None
-        if line_no == 1 and line.startswith("\ufeff"):
-            line = line[1:]
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(
-                f"{file.name}, line {line_no}: malformed JSON at column {exc.colno}: {exc.msg}. "
-                "Hint: each line must be one JSON object."
-            ) from None
-        if not isinstance(row, dict):
-            raise DataError(f"{file.name}, line {line_no}: each line must be a JSON object, found {type(row).__name__}.")
-        yield row_index, f"line {line_no} (row {row_index})", row
-        row_index += 1
-
-
-def _iter_json_array(file: Path, data: bytes) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line_no = data.count(b"\n", 0, exc.start) + 1
-        raise DataError(
-            f"{file.name}, line {line_no}: invalid UTF-8 at byte {exc.start} of the file: {exc.reason}. "
-            "Hint: re-encode the file as UTF-8."
-        ) from None
-    try:
-        rows = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            f"{file.name}, line {exc.lineno}: malformed JSON at column {exc.colno}: {exc.msg}."
-        ) from None
-    for row_index, row in enumerate(rows):
-        if not isinstance(row, dict):
-            raise DataError(
-                f"{file.name}, row {row_index}: each array element must be a JSON object, found {type(row).__name__}."
-            )
-        yield row_index, f"row {row_index}", row
-
-
-def _csv_utf8_error(file: Path) -> DataError:
-    """The error for the first invalid UTF-8 byte of ``file`` (found by reading it again line by line:
-    a multi-byte character never spans a newline byte, so each line decodes on its own)."""
-    offset = 0
-    with open(file, "rb") as handle:
-        for line_no, raw in enumerate(handle, start=1):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                return DataError(
-                    f"{file.name}, line {line_no}: invalid UTF-8 at byte {exc.start} of the line "
-                    f"(byte {offset + exc.start} of the file): {exc.reason}. Hint: re-encode the file as UTF-8."
+    with atomic_write(dest) as handle:
+        for index, record in enumerate(records):
+            if dataclasses.is_dataclass(record) and not isinstance(record, type):
+                record = dataclasses.asdict(record)
+            if not isinstance(record, Mapping):
+                raise TypeError(
+                    f"`records`[{index}] must be a mapping or a dataclass instance, "
+                    f"found {type(record).__name__}."
                 )
-            offset += len(raw)
-    return DataError(f"{file.name}: invalid UTF-8. Hint: re-encode the file as UTF-8.")  # pragma: no cover
-
-
-def _iter_csv_rows(file: Path) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
-    _raise_csv_field_limit()
-    with open(file, "rb") as raw:
-        # read one line at a time (memory: one row); newline="" keeps line ends as the csv module needs
-        text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
-        try:
-            yield from _iter_csv_text(file, text)
-        except UnicodeDecodeError:
-            raise _csv_utf8_error(file) from None
-
-
-def _iter_csv_text(file: Path, text) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
-    # strict: a quote that never closes is an error, not a field that swallows the following rows
-    # (which would merge several documents, and several privacy units, into one)
-    reader = csv.reader(text, strict=True)
-    try:
-        header = next(reader)
-    except StopIteration:
-        return
-    except csv.Error as exc:
-        raise DataError(f"{file.name}, line {reader.line_num}: malformed CSV header: {exc}.") from None
-    header = [name.strip() for name in header]
-    row_index = 0
-    while True:
-        start = reader.line_num + 1
-        try:
-            values = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            if "unexpected end of data" in str(exc):
-                raise DataError(
-                    f"{file.name}, line {start}: a quoted field opened in the row starting here is never closed "
-                    "(runs to the end of the file). Hint: close the quote, or double quotes inside a quoted field."
-                ) from None
-            raise DataError(f"{file.name}, line {reader.line_num}: malformed CSV: {exc}.") from None
-        if not values:
-            continue  # blank line
-        if len(values) != len(header):
-            raise DataError(
-                f"{file.name}, line {reader.line_num} (row {row_index}): expected {len(header)} columns "
-                f"({', '.join(header)}), found {len(values)}. Hint: quote fields that contain commas."
-            )
-        yield row_index, f"line {reader.line_num} (row {row_index})", dict(zip(header, values))
-        row_index += 1
-
-
-def _iter_parquet_rows(
-    file: Path, text_field: str, id_field: str | None
-) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
-    import pyarrow.parquet as pq
-
-    try:
-        parquet = pq.ParquetFile(file)
-    except Exception as exc:  # pyarrow raises ArrowInvalid / OSError for non-Parquet content
-        raise DataError(f"{file.name}: not a readable Parquet file: {exc}.") from None
-    available = list(parquet.schema_arrow.names)
-    wanted = [text_field] + ([id_field] if id_field is not None else [])
-    for name in wanted:
-        if name not in available:
-            raise DataError(
-                f"{file.name}: missing field {name!r} (row 0); available fields: {', '.join(available)}."
-            )
-    row_index = 0
-    for batch in parquet.iter_batches(columns=list(dict.fromkeys(wanted)), batch_size=8192):
-        columns = {name: batch.column(name).to_pylist() for name in dict.fromkeys(wanted)}
-        for i in range(batch.num_rows):
-            yield row_index, f"row {row_index}", {name: values[i] for name, values in columns.items()}
-            row_index += 1
+            handle.write(json.dumps(dict(record), ensure_ascii=False))
+            handle.write("\n")
+    return dest
 
 
 def _field(row: Mapping[str, Any], name: str, where: str, file: Path) -> Any:
@@ -586,16 +420,6 @@ def _field(row: Mapping[str, Any], name: str, where: str, file: Path) -> Any:
             "Hint: name the right field (--text-field / --id-field; text_field= / id_field= in the API)."
         )
     return row[name]
-
-
-def _raise_csv_field_limit() -> None:
-    limit = sys.maxsize
-    while True:
-        try:
-            csv.field_size_limit(limit)
-            return
-        except OverflowError:
-            limit //= 10
 
 
 def as_documents(

@@ -2,11 +2,15 @@
 multi-query curve,
 DP-SynRAG ablations; results.json, results.md and PNG plots; resumable. CLI: ``dpsynrag eval``.
 
-Modules: :mod:`~dpsynrag.eval.scoring` (pure scoring functions), :mod:`~dpsynrag.eval.harness` (running
-and caching), :mod:`~dpsynrag.eval.report` (tables and plots), :mod:`~dpsynrag.eval.presets`.
+Modules: :mod:`~dpsynrag.eval.scoring` (pure scoring functions), :mod:`~dpsynrag.eval.config` (the run's
+configuration), :mod:`~dpsynrag.eval.data` (its data), :mod:`~dpsynrag.eval.runner` (running the methods),
+:mod:`~dpsynrag.eval.cache` (caching), :mod:`~dpsynrag.eval.experiments` (the experiments, :func:`run_eval`),
+:mod:`~dpsynrag.eval.report` (tables and plots), :mod:`~dpsynrag.eval.presets`.
 """
 
-from dpsynrag.eval.harness import ABLATIONS, METHODS, EvalConfig, expand_methods, load_eval_data, run_eval
+from dpsynrag.eval.config import EXPERIMENTS, EvalConfig, expand_methods
+from dpsynrag.eval.data import EvalData, load_eval_data
+from dpsynrag.eval.experiments import run_eval, zcdp_epsilon_per_query
 from dpsynrag.eval.presets import PRESETS, EvalPreset, get_preset
 from dpsynrag.eval.report import render_markdown, write_report
 from dpsynrag.eval.scoring import (
@@ -19,13 +23,16 @@ from dpsynrag.eval.scoring import (
     querier_name,
     score_queries,
 )
+from dpsynrag.eval.runner import Harness, MethodSpec
 
 __all__ = [
-    "ABLATIONS",
-    "METHODS",
+    "EXPERIMENTS",
     "PRESETS",
     "EvalConfig",
+    "EvalData",
     "EvalPreset",
+    "Harness",
+    "MethodSpec",
     "NameMatcher",
     "accuracy_summary",
     "bucket_accuracy",
@@ -40,4 +47,5 @@ __all__ = [
     "run_eval",
     "score_queries",
     "write_report",
+    "zcdp_epsilon_per_query",
 ]

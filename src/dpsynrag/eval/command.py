@@ -59,7 +59,7 @@ def eval_command(
     epsilon: Optional[str] = typer.Option(None, "--epsilon", help="Epsilon(s) of the DP methods, comma-separated (DP-RAG: per query). Default: the preset's (10)."),
     delta: Optional[float] = typer.Option(None, "--delta", help="Delta of every DP method (default 1e-3)."),
     out: Path = typer.Option(..., "--out", help="Output folder: results.json, results.md, PNG plots, cache/ (rerun to resume)."),
-    preset: Optional[str] = typer.Option(None, "--preset", help="cpu (2 cores, offline SmolLM2, < 1 h) | paper (paper sizes, GPU) | searchqa-cpu | searchqa-paper (R = 1000). Default: searchqa-cpu for --task searchqa, else cpu."),
+    preset: Optional[str] = typer.Option(None, "--preset", help="cpu (2 cores, offline SmolLM2, < 1 h) | demo (the main job: non-rag, rag, dp-synrag; secure randomness) | paper (paper sizes, GPU) | searchqa-cpu | searchqa-paper (R = 1000). Default: searchqa-cpu for --task searchqa, else cpu."),
     experiment: str = typer.Option("main", "--experiment", help="main (accuracy, buckets, leakage) | multi-query (accuracy vs number of queries) | audit (empirical privacy audit of DP-SynRAG)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Evaluation questions: the first N of the query file (0: all)."),
     documents: Optional[int] = typer.Option(None, "--documents", help="Database documents used (seeded random subset in the cpu preset; 0: all)."),
@@ -79,7 +79,8 @@ def eval_command(
     """Evaluate methods on one task: accuracy, support buckets, leakage or the multi-query curve; tables and plots."""
     from pydantic import ValidationError
 
-    from dpsynrag.eval.harness import EvalConfig, run_eval
+    from dpsynrag.eval.config import EvalConfig
+    from dpsynrag.eval.experiments import run_eval
 
     console = Console(width=None if sys.stdout.isatty() else 140)
     err = Console(stderr=True)

@@ -14,6 +14,9 @@
   ε_total = 10 on 50 questions, about 20 minutes (smaller per-query budgets make DP-RAG's private
   threshold retrieve hundreds of documents per query: at m = 10, ε = 1 per query, 25 questions did not
   finish in 20 minutes on 2 cores). Measured times: results.json of each run.
+* ``demo``: the main job (``dpsynrag demo``, :mod:`dpsynrag.demo`): Non-RAG, RAG and DP-SynRAG on a seeded
+  random subset of 2,000 documents, 100 questions, 2 + 2 attack prompts, secure randomness (no seed),
+  DP-SynRAG with ``cpu``'s choices but k = 40, T = 64 and the fluency filter without the self-filter.
 * ``paper``: the paper's sizes and parameters (8,000 documents, 1,000 questions, all attacks, K = 10,
   R = 500, L = 5, k = 80, T = 70, LLM keyword extraction over the public vocabulary, top-10 retrieval;
   DP-RAG with 70 output tokens and top-p 0.02; DP-Synth with batches of 100 documents) for a GPU and a
@@ -56,7 +59,8 @@ class EvalPreset:
             task's attack diseases (None: all).
         epsilons: ε of the DP methods in the main experiment (DP-RAG: per query).
         delta: δ of every DP method.
-        seed: seed of the mechanisms' randomness (reproducible experiments: outputs NOT for release).
+        seed: seed of the mechanisms' randomness (reproducible experiments: outputs NOT for release); None:
+            cryptographically secure randomness (the ``demo`` preset).
         top_k: retrieval depth of RAG and of RAG over synthetic corpora (None: the task's ``rag_top_k``).
         answer_tokens: greedy answer length (tokens).
         synrag: :class:`~dpsynrag.pipeline.config.BuildConfig` fields of DP-SynRAG (ε, δ, task, seed,
@@ -66,6 +70,7 @@ class EvalPreset:
             ``num_batches`` = ceil(documents / batch_size) from the configured ``documents`` (a public
             parameter; with ``documents=None`` the config's default, 80 = 8,000 / 100, applies).
         aug_pe: ``AugPEConfig`` fields.
+        params: parameters of other registered methods, by method name (:mod:`dpsynrag.methods`).
         mq_m: numbers of queries m of the multi-query curve.
         mq_epsilon_totals: total budgets ε_total of the multi-query curve.
         mq_questions: questions answered per point of the multi-query curve (None: ``questions``).
@@ -81,13 +86,14 @@ class EvalPreset:
     attacks: int | None
     epsilons: tuple[float, ...]
     delta: float
-    seed: int
+    seed: int | None
     top_k: int | None
     answer_tokens: int
     synrag: Mapping[str, Any] = field(default_factory=dict)
     dp_rag: Mapping[str, Any] = field(default_factory=dict)
     dp_synth: Mapping[str, Any] = field(default_factory=dict)
     aug_pe: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     mq_m: tuple[int, ...] = (1, 5, 10, 20, 50, 100)
     mq_epsilon_totals: tuple[float, ...] = (3.0, 5.0, 10.0, 20.0)
     mq_questions: int | None = None
@@ -150,6 +156,21 @@ PRESETS: dict[str, EvalPreset] = {
         mq_questions=None,
     ),
 }
+
+
+# demo: the main job (`make demo`, `dpsynrag demo`): Non-RAG, RAG and DP-SynRAG on 2,000 documents with
+# secure randomness; DP-SynRAG as tuned in benchmarks/results/bench_utility_3seeds.md (K = 1, R = 48, L = 1,
+# k = 40, T = 64, public-prior decoding at omega = 0.25, fluency filter at -8 nats/token, no self-filter:
+# SmolLM2-135M's YES/NO judgements on these texts are worse than chance); 2 + 2 attack prompts for the
+# leakage columns.
+PRESETS["demo"] = dataclasses.replace(
+    PRESETS["cpu"], name="demo", documents=2000, attacks=2, seed=None,
+    synrag=_frozen(dict(
+        K=1, R=48, L=1, k=40, T=64, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
+        decoding="public-prior", public_weight=0.25, fluency_threshold=-8.0, self_filter=False,
+    )),
+    methods=("non-rag", "rag", "dp-synrag"),
+)
 
 
 SEARCHQA_METHODS = ("non-rag", "rag", "dp-rag", "dp-synth", "aug-pe", "dp-synrag", "dp-synrag-l1",

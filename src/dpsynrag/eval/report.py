@@ -28,14 +28,30 @@ def _eps(x: float | None) -> str:
     return f"{x:.3g}"
 
 
+def _per_query(row: dict[str, Any]) -> bool:
+    """Whether the row's method pays ε per query (its registered config's ε field, :mod:`dpsynrag.methods`)."""
+    from dpsynrag.methods import get_method
+
+    return get_method(row["method"]).epsilon_field != "epsilon"
+
+
+def _is_dp(row: dict[str, Any]) -> bool:
+    from dpsynrag.methods import get_method
+
+    return get_method(row["method"]).dp
+
+
 def _method_eps(row: dict[str, Any]) -> str:
-    if row["method"] == "rag":
-        return "∞"
-    if row["method"] == "non-rag":
-        return "0"
-    if row["method"] == "dp-rag":
+    """ε of a result row: per query for a method that pays per query, ∞ for one without DP, 0 for one
+    that reads no private data."""
+    from dpsynrag.methods import get_method
+
+    method = get_method(row["method"])
+    if _per_query(row):
         return f"{_eps(row['epsilon'])} / query"
-    return _eps(row.get("privacy", {}).get("epsilon"))
+    if not method.reads_private:
+        return "0"
+    return _eps(row.get("privacy", {}).get("epsilon")) if method.dp else "∞"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -44,12 +60,17 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _section(title: str, intro: str | None, header: list[str], rows: list[list[str]]) -> list[str]:
+    """The lines of one report section: ``## title``, the intro paragraph (if any), the table."""
+    return [f"## {title}", "", *([intro, ""] if intro else []), _table(header, rows), ""]
+
+
 def _secs(x: float | None) -> str:
     return "–" if x is None else f"{x:.0f}"
 
 
 def render_markdown(results: dict[str, Any], *, json_name: str = "results.json") -> str:
-    """The Markdown report of a results dictionary (:func:`dpsynrag.eval.harness.run_eval`)."""
+    """The Markdown report of a results dictionary (:func:`dpsynrag.eval.experiments.run_eval`)."""
     cfg, data, models = results["config"], results["data"], results["models"]
     preset = cfg["preset"]
     out = [f"# dpsynrag evaluation — {cfg['task']} ({results['experiment']} experiment, preset `{preset['name']}`)", ""]
@@ -80,14 +101,14 @@ def render_markdown(results: dict[str, Any], *, json_name: str = "results.json")
 def _main_tables(results: dict[str, Any]) -> list[str]:
     rows = [r for r in results["methods"] if "error" not in r]
     failed = [r for r in results["methods"] if "error" in r]
-    out = ["## Accuracy", ""]
-    out.append(_table(
+    out = _section(
+        "Accuracy", None,
         ["method", "ε", "accuracy", "accuracy (case-sensitive)", "context recall", "questions", "build s", "answer s"],
         [[r["label"], _method_eps(r),
           _pct(r["accuracy"]), _pct(r["accuracy_case_sensitive"]), _pct(r.get("context_recall")), str(r["n"]),
           _secs(r["timings"].get("build_s")), _secs(r["timings"].get("answer_questions_s"))] for r in rows],
-    ))
-    out += ["", "ε: the privacy spent (synthetic corpora: the build's ε under the Bun–Steinke conversion; "
+    )
+    out += ["ε: the privacy spent (synthetic corpora: the build's ε under the Bun–Steinke conversion; "
                 "DP-RAG: per query, m queries cost m·ε under basic composition); RAG uses the private "
                 "documents as they are (ε = ∞), Non-RAG none (ε = 0). Context recall: the share of questions "
                 "whose gold answer appears in their top-k retrieved texts (the accuracy rule, case-insensitive), "
@@ -97,13 +118,13 @@ def _main_tables(results: dict[str, Any]) -> list[str]:
     if any(r.get("by_bucket") for r in rows) and buckets:
         first = next(r for r in rows if r.get("by_bucket"))
         header = ["method"] + [f"{b} (n={first['by_bucket'].get(b, {}).get('n', 0)})" for b in buckets]
-        out += ["## Accuracy by support bucket", "",
-                "Support = documents of the database subset with the question's answer (disease); "
-                "accuracy pooled over the questions of each bucket (case-insensitive).", ""]
-        out.append(_table(header, [[r["label"]] + [
-            _pct(r["by_bucket"][b]["accuracy"]) if r["by_bucket"].get(b, {}).get("n") else "–" for b in buckets
-        ] for r in rows if r.get("by_bucket")]))
-        out.append("")
+        out += _section("Accuracy by support bucket",
+                        "Support = documents of the database subset with the question's answer (disease); "
+                        "accuracy pooled over the questions of each bucket (case-insensitive).",
+                        header, [[r["label"]] + [
+                            _pct(r["by_bucket"][b]["accuracy"]) if r["by_bucket"].get(b, {}).get("n") else "–"
+                            for b in buckets
+                        ] for r in rows if r.get("by_bucket")])
     if any("leakage" in r for r in rows):
         kinds = sorted({k for r in rows for k in r.get("leakage", {}).get("attacks", {}) if k != "all"})
         header = ["method", "benign: responses with a name", "distinct names"]
@@ -125,18 +146,15 @@ def _main_tables(results: dict[str, Any]) -> list[str]:
             row.append(f"{c['kept_texts_with_name']} / {c['kept_texts']} kept, {c['texts_with_name']} / {c['texts']} all" if c else "–")
             row.append(str(c["distinct_names"]) if c else "–")
             table_rows.append(row)
-        out += ["## Leakage", "",
-                "A response leaks when it contains the exact full name of a person of the database subset "
-                "(whole words, case-sensitive), the querier's own name excluded.", ""]
-        out.append(_table(header, table_rows))
-        out.append("")
-    priv = [r for r in rows if r["method"] not in ("non-rag", "rag")]
+        out += _section("Leakage", "A response leaks when it contains the exact full name of a person of the "
+                        "database subset (whole words, case-sensitive), the querier's own name excluded.",
+                        header, table_rows)
+    priv = [r for r in rows if _is_dp(r)]
     if priv:
-        out += ["## Privacy and corpora", ""]
         table_rows = []
         for r in priv:
             pr = r.get("privacy", {})
-            if r["method"] == "dp-rag":
+            if _per_query(r):
                 spent = (f"{_eps(r['epsilon'])} per query; {r['n']} questions"
                          + (" + attacks" if r.get("leakage", {}).get("attacks") else ""))
                 table_rows.append([r["label"], spent, "–", _eps(pr.get("delta")), "–", "–"])
@@ -144,12 +162,11 @@ def _main_tables(results: dict[str, Any]) -> list[str]:
                 c = r.get("corpus", {})
                 table_rows.append([r["label"], _eps(pr.get("epsilon")), _eps(pr.get("epsilon_tight")), _eps(pr.get("delta")),
                                    f"{c.get('kept', '–')} / {c.get('texts', '–')}", r.get("note") or ""])
-        out.append(_table(["method", "ε (Bun–Steinke)", "ε (tight)", "δ", "texts kept / generated", "note"], table_rows))
-        out.append("")
+        out += _section("Privacy and corpora", None,
+                        ["method", "ε (Bun–Steinke)", "ε (tight)", "δ", "texts kept / generated", "note"], table_rows)
     if failed:
-        out += ["## Methods that failed", ""]
-        out.append(_table(["method", "error"], [[r["label"], r["error"].replace("|", "/").replace("\n", " ")] for r in failed]))
-        out.append("")
+        out += _section("Methods that failed", None, ["method", "error"],
+                        [[r["label"], r["error"].replace("|", "/").replace("\n", " ")] for r in failed])
     return out
 
 
@@ -159,11 +176,6 @@ _MQ_LABELS = {"dp-rag": "DP-RAG (basic composition)", "dp-rag-zcdp": "DP-RAG (zC
 
 def _multi_query_tables(results: dict[str, Any]) -> list[str]:
     mq = results["multi_query"]
-    out = ["## Multi-query curve", "",
-           f"Accuracy (case-insensitive) on {mq['questions']} questions against the number of queries m under a "
-           "fixed total budget ε_total. DP-RAG answers each query with ε_total / m (basic composition); the "
-           "zCDP composition of the same m queries gives the smaller total in brackets. DP-SynRAG builds once "
-           "at ε_total (flat).", ""]
     ms = mq["m"]
     header = ["method", "ε_total"] + [f"m={m}" for m in ms]
     rows = []
@@ -186,22 +198,19 @@ def _multi_query_tables(results: dict[str, Any]) -> list[str]:
             else:
                 cells.append(_pct(pt["accuracy"]))
         rows.append([label, f"{eps:g}"] + cells)
-    out.append(_table(header, rows))
+    out = _section("Multi-query curve",
+                   f"Accuracy (case-insensitive) on {mq['questions']} questions against the number of queries m "
+                   "under a fixed total budget ε_total. DP-RAG answers each query with ε_total / m (basic "
+                   "composition); the zCDP composition of the same m queries gives the smaller total in brackets. "
+                   "DP-SynRAG builds once at ε_total (flat).", header, rows)
     notes = sorted({pt.get("note") for pt in mq["points"] if pt.get("note")})
     if notes:
-        out += ["", "Notes: " + "; ".join(notes)]
-    out.append("")
+        out += ["Notes: " + "; ".join(notes), ""]
     return out
 
 
 def _audit_tables(results: dict[str, Any]) -> list[str]:
     audit = results["audit"]
-    out = ["## Privacy audit (one run)", "",
-           f"DP-SynRAG built once per ε with {audit['canaries']} canaries (invented diagnosis = secret), each added "
-           "with probability 1/2 by a public coin; the guesses come from the released corpus alone. Lower bound "
-           "at 95% confidence (Steinke, Nasr, Jagielski 2023) at the claimed δ, tested against the claimed ε under the "
-           "tight conversion (in brackets); the largest "
-           "bound the design can reach is what a pass is worth.", ""]
     rows = []
     for row in audit["rows"]:
         if "error" in row:
@@ -211,9 +220,13 @@ def _audit_tables(results: dict[str, Any]) -> list[str]:
                      f"{row['epsilon_lower_bound']:.3f}",
                      f"{row['max_epsilon_lower_bound']:.3f}",
                      "REFUTED" if row["refuted"] else "pass", row.get("note") or ""])
-    out.append(_table(["claimed ε", "correct guesses", "ε lower bound", "largest reachable", "verdict", "note"], rows))
-    out.append("")
-    return out
+    return _section("Privacy audit (one run)",
+                    f"DP-SynRAG built once per ε with {audit['canaries']} canaries (invented diagnosis = secret), "
+                    "each added with probability 1/2 by a public coin; the guesses come from the released corpus "
+                    "alone. Lower bound at 95% confidence (Steinke, Nasr, Jagielski 2023) at the claimed δ, tested "
+                    "against the claimed ε under the tight conversion (in brackets); the largest bound the design "
+                    "can reach is what a pass is worth.",
+                    ["claimed ε", "correct guesses", "ε lower bound", "largest reachable", "verdict", "note"], rows)
 
 
 def write_plots(results: dict[str, Any], out: Path) -> list[str]:
@@ -243,10 +256,7 @@ def write_plots(results: dict[str, Any], out: Path) -> list[str]:
         ax.set_ylim(0, 105)
         ax.set_title(f"Accuracy by method ({title_tail})", fontsize=9)
         ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(out / "accuracy_by_method.png", dpi=120)
-        plt.close(fig)
-        written.append("accuracy_by_method.png")
+        _save_plot(fig, out / "accuracy_by_method.png", written)
 
         buckets = results["data"].get("support_buckets", [])
         bucket_rows = [r for r in rows if r.get("by_bucket")]
@@ -264,10 +274,7 @@ def write_plots(results: dict[str, Any], out: Path) -> list[str]:
             ax.set_ylim(0, 105)
             ax.set_title(f"Accuracy by support bucket ({title_tail})", fontsize=9)
             ax.legend(fontsize=7, ncol=2)
-            fig.tight_layout()
-            fig.savefig(out / "accuracy_by_bucket.png", dpi=120)
-            plt.close(fig)
-            written.append("accuracy_by_bucket.png")
+            _save_plot(fig, out / "accuracy_by_bucket.png", written)
 
         leak_rows = [r for r in rows if r.get("leakage")]
         if leak_rows:
@@ -305,10 +312,7 @@ def write_plots(results: dict[str, Any], out: Path) -> list[str]:
             ax.set_title("Distinct names leaked", fontsize=9)
             ax.legend(fontsize=7)
             fig.suptitle(f"Leakage ({title_tail})", fontsize=9)
-            fig.tight_layout()
-            fig.savefig(out / "leakage.png", dpi=120)
-            plt.close(fig)
-            written.append("leakage.png")
+            _save_plot(fig, out / "leakage.png", written)
     else:
         mq = results["multi_query"]
         fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -332,11 +336,18 @@ def write_plots(results: dict[str, Any], out: Path) -> list[str]:
         ax.set_ylim(-2, 105)
         ax.set_title(f"Multi-query accuracy under a fixed budget ({results['config']['task']}, {mq['questions']} questions)", fontsize=9)
         ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(out / "multi_query.png", dpi=120)
-        plt.close(fig)
-        written.append("multi_query.png")
+        _save_plot(fig, out / "multi_query.png", written)
     return written
+
+
+def _save_plot(fig, path: Path, written: list[str]) -> None:
+    """Lay ``fig`` out, write it to ``path`` (PNG, 120 dpi), close it and add the file name to ``written``."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    written.append(path.name)
 
 
 def write_report(results: dict[str, Any], out: str | Path, *, plots: bool = True, name: str = "results") -> list[str]:

@@ -9,24 +9,23 @@ Example::
 
 from __future__ import annotations
 
-import os
 from typing import Any, Optional
+
+from dpsynrag.integrations.common import SearcherFactories, missing_framework
 
 try:
     from langchain_core.callbacks import CallbackManagerForRetrieverRun
     from langchain_core.documents import Document
     from langchain_core.retrievers import BaseRetriever
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError("dpsynrag.integrations.langchain needs langchain-core: pip install 'dpsynrag[langchain]'.") from exc
+    raise missing_framework(__name__, "langchain-core", "langchain") from exc
 
 from pydantic import Field
-
-from dpsynrag.retrieval import CorpusRetriever, RemoteRetriever
 
 __all__ = ["DpsynragRetriever"]
 
 
-class DpsynragRetriever(BaseRetriever):
+class DpsynragRetriever(SearcherFactories, BaseRetriever):
     """A LangChain ``BaseRetriever`` returning the top-k kept synthetic texts as ``Document`` objects.
 
     Each document's ``page_content`` is the text; its ``metadata`` holds ``id`` (record id), ``score``
@@ -41,17 +40,6 @@ class DpsynragRetriever(BaseRetriever):
 
     searcher: Any
     top_k: Optional[int] = Field(default=None, ge=1)
-
-    @classmethod
-    def from_corpus(cls, corpus_dir: str | os.PathLike, *, top_k: Optional[int] = None, embedder=None, **kwargs) -> "DpsynragRetriever":
-        """Search a corpus folder in-process (loads the corpus's embedder unless one is given)."""
-        return cls(searcher=CorpusRetriever.open(corpus_dir, embedder=embedder), top_k=top_k, **kwargs)
-
-    @classmethod
-    def from_service(cls, base_url: str, *, corpus: Optional[str] = None, api_key: Optional[str] = None,
-                     top_k: Optional[int] = None, **kwargs) -> "DpsynragRetriever":
-        """Search through a running ``dpsynrag serve`` at ``base_url``."""
-        return cls(searcher=RemoteRetriever(base_url, corpus=corpus, api_key=api_key), top_k=top_k, **kwargs)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         hits = self.searcher.search([query], self.top_k)[0]

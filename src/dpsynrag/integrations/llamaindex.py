@@ -9,22 +9,22 @@ Example::
 
 from __future__ import annotations
 
-import os
 from typing import Optional
+
+from dpsynrag.integrations.common import SearcherFactories, missing_framework
 
 try:
     from llama_index.core.retrievers import BaseRetriever
     from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError("dpsynrag.integrations.llamaindex needs llama-index-core: pip install 'dpsynrag[llamaindex]'.") from exc
+    raise missing_framework(__name__, "llama-index-core", "llamaindex") from exc
 
 from dpsynrag.errors import ConfigError
-from dpsynrag.retrieval import CorpusRetriever, RemoteRetriever
 
 __all__ = ["DpsynragRetriever"]
 
 
-class DpsynragRetriever(BaseRetriever):
+class DpsynragRetriever(SearcherFactories, BaseRetriever):
     """A LlamaIndex ``BaseRetriever`` returning the top-k kept synthetic texts as ``NodeWithScore``.
 
     Each node is a ``TextNode`` with ``id_`` ``"{corpus}:{record id}"``, the text, and ``metadata``
@@ -45,17 +45,6 @@ class DpsynragRetriever(BaseRetriever):
             raise ConfigError(f"`top_k` must be an integer >= 1. Found {top_k!r}.")
         self.searcher, self.top_k = searcher, top_k
         super().__init__(**kwargs)
-
-    @classmethod
-    def from_corpus(cls, corpus_dir: str | os.PathLike, *, top_k: Optional[int] = None, embedder=None, **kwargs) -> "DpsynragRetriever":
-        """Search a corpus folder in-process (loads the corpus's embedder unless one is given)."""
-        return cls(CorpusRetriever.open(corpus_dir, embedder=embedder), top_k=top_k, **kwargs)
-
-    @classmethod
-    def from_service(cls, base_url: str, *, corpus: Optional[str] = None, api_key: Optional[str] = None,
-                     top_k: Optional[int] = None, **kwargs) -> "DpsynragRetriever":
-        """Search through a running ``dpsynrag serve`` at ``base_url``."""
-        return cls(RemoteRetriever(base_url, corpus=corpus, api_key=api_key), top_k=top_k, **kwargs)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         hits = self.searcher.search([query_bundle.query_str], self.top_k)[0]

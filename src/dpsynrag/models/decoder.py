@@ -21,22 +21,24 @@ time changes what is charged.
 Speed (the build's bottleneck): clusters are batched together up to a memory budget; the public
 prompt prefix (chat template + instruction, ``prompt_prefix``) is computed once; a document that sits
 in several clusters of a batch is prefilled once and its keys/values shared by its rows; a decode
-step runs forwards of a fixed number of rows (:mod:`dpsynrag.models._engine`). Batching never changes
+step runs forwards of a fixed number of rows (:mod:`dpsynrag.models.engine`). Batching never changes
 a member's logits: the engine is batch-invariant.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
 
 from dpsynrag.checks import check_real
 from dpsynrag.errors import ConfigError, DataError
-from dpsynrag.models._engine import GROUP_ROWS, RowBatch
-from dpsynrag.models.decoding import PrivateSelector, RowLayout, decode, make_private_selector
+from dpsynrag.models.decoding import RowLayout, decode
+from dpsynrag.models.engine import GROUP_ROWS, RowBatch
 from dpsynrag.models.lm import LanguageModel
+from dpsynrag.models.private_selectors import PrivateSelector, make_private_selector
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.rng import RandomSource
 
@@ -65,7 +67,7 @@ class PrivatePredictionDecoder:
         public_weight: ω >= 0 of "paper" (default 0: no public term; the public prompt is then not
             run) or ω > 0 of "public-prior" (default 1).
         decoding: the variant, "paper" (default), "public-prior" or "invisibleink"
-            (:func:`~dpsynrag.models.decoding.make_private_selector`).
+            (:func:`~dpsynrag.models.private_selectors.make_private_selector`).
         public_scale: λ >= 0 of "invisibleink" (default 1).
         top_k, top_k_margin: the top-k⁺ candidate set of "invisibleink" (default: none).
         memory_budget_gb: about how much memory (GB) the keys/values and logits of one batch of
@@ -73,7 +75,7 @@ class PrivatePredictionDecoder:
         prompt_prefix: token ids of the *public* part the member prompts start with (template and
             instruction, :meth:`~dpsynrag.models.lm.LanguageModel.public_prefix`), computed once and
             reused; None: none. Each member's logits are a function of its own prompt and the suffix
-            alone, whatever shares its batch (:mod:`dpsynrag.models._engine`).
+            alone, whatever shares its batch (:mod:`dpsynrag.models.engine`).
         rows_per_group: query slots per stored prompt of the shared engine, a *public* constant (never
             derived from the clusters): e.g. ``min(L, GROUP_ROWS)`` in a build, L being the most
             clusters a document can be in. A prompt continued by more rows is stored once per group
@@ -83,7 +85,7 @@ class PrivatePredictionDecoder:
             ``GROUP_ROWS`` (4).
         step_rows: rows of every decode forward, a *public* constant (e.g.
             ``default_step_rows(device, expected_rows=R * k)`` in a build); None: the engine's default
-            (:func:`~dpsynrag.models._engine.default_step_rows`). Speed only, as ``rows_per_group``.
+            (:func:`~dpsynrag.models.engine.default_step_rows`). Speed only, as ``rows_per_group``.
 
     Raises:
         ConfigError: on a bad parameter (name, rule and value in the message).
@@ -143,7 +145,18 @@ class PrivatePredictionDecoder:
 
     # -- public API --------------------------------------------------------------------------------
 
-    def generate(
+    def generate(self, clusters: Sequence[Sequence[str]], accountants: Sequence[ZCDPAccountant],
+                 **options: Any) -> list[str]:
+        """One synthetic text per cluster (METHOD.md §2d): :meth:`generate_ids` (the arguments, the
+        keyword ``options`` ``progress``, ``streams``, ``public_prompts``, and the errors), decoded.
+
+        Returns:
+            ``len(clusters)`` texts (the sampled tokens up to the first EOS, special tokens removed).
+        """
+        ids = self.generate_ids(clusters, accountants, **options)
+        return [self.lm.tokenizer.decode(t, skip_special_tokens=True) for t in ids]
+
+    def generate_ids(
         self,
         clusters: Sequence[Sequence[str]],
         accountants: Sequence[ZCDPAccountant],
@@ -151,8 +164,8 @@ class PrivatePredictionDecoder:
         progress: bool = False,
         streams: Sequence[RandomSource] | None = None,
         public_prompts: Sequence[str] | None = None,
-    ) -> list[str]:
-        """One synthetic text per cluster (METHOD.md §2d).
+    ) -> list[list[int]]:
+        """One synthetic text per cluster (METHOD.md §2d), as token ids (:meth:`generate` decodes them).
 
         Args:
             clusters: ``clusters[r]`` = the rendered member prompts of cluster r (may be empty; one
@@ -172,26 +185,13 @@ class PrivatePredictionDecoder:
                 uses a public prompt. None: the decoder's ``public_prompt`` for every cluster.
 
         Returns:
-            ``len(clusters)`` texts (the sampled tokens up to the first EOS, special tokens removed).
+            ``len(clusters)`` lists of sampled token ids, up to the first EOS (excluded).
 
         Raises:
             DataError: no clusters, a member that is not a non-empty string, a prompt too long.
             ConfigError: ``accountants`` (or ``streams``) not one per cluster.
             PrivacyBudgetExceededError: an accountant cannot pay a step (raised before that draw).
         """
-        ids = self.generate_ids(clusters, accountants, progress=progress, streams=streams, public_prompts=public_prompts)
-        return [self.lm.tokenizer.decode(t, skip_special_tokens=True) for t in ids]
-
-    def generate_ids(
-        self,
-        clusters: Sequence[Sequence[str]],
-        accountants: Sequence[ZCDPAccountant],
-        *,
-        progress: bool = False,
-        streams: Sequence[RandomSource] | None = None,
-        public_prompts: Sequence[str] | None = None,
-    ) -> list[list[int]]:
-        """As :meth:`generate`, returning token ids (EOS excluded) instead of text."""
         prompts, members, public_of = self._encode(clusters, public_prompts)
         if len(accountants) != len(clusters):
             raise ConfigError(
@@ -223,7 +223,7 @@ class PrivatePredictionDecoder:
     ) -> torch.Tensor:
         """The aggregated scores z of each cluster after a given shared suffix — **not private**.
 
-        z_r of the decoding variant (:meth:`~dpsynrag.models.decoding.PrivateSelector.scores`; for
+        z_r of the decoding variant (:meth:`~dpsynrag.models.private_selectors.PrivateSelector.scores`; for
         "paper": Σ_{d ∈ cluster r} clip_c(l_d(suffix)) + ω · log_softmax(l_pub(suffix))); the next
         token of :meth:`generate` is drawn from softmax(z / τ). For tests and diagnostics only: z is raw
         private data, nothing is charged and nothing may be released from it.
@@ -292,7 +292,7 @@ class PrivatePredictionDecoder:
                     public_index[p] = len(texts)
                     texts.append(p)
                 public_of[r] = public_index[p]
-        prompts = self.lm._encode_prompts(texts, self.max_new_tokens)
+        prompts = self.lm.encode_prompts(texts, self.max_new_tokens)
         return prompts, members, public_of
 
     def _rows(self, members: list[list[int]], public_of: list[int | None]):

@@ -18,7 +18,7 @@ import numpy as np
 
 from dpsynrag.errors import ConfigError, DataError, ModelLoadError
 from dpsynrag.models import _defaults
-from dpsynrag.models.lm import _looks_like_path, resolve_device
+from dpsynrag.models.loading import looks_like_path, resolve_device
 from dpsynrag.threads import configure_threads
 
 
@@ -84,7 +84,7 @@ class Embedder:
             source, name, local = str(_defaults.minilm_path()), _defaults.minilm_name(), True
         elif isinstance(name_or_path, os.PathLike) or (
             isinstance(name_or_path, str)
-            and (os.path.exists(os.path.expanduser(name_or_path)) or _looks_like_path(name_or_path))
+            and (os.path.exists(os.path.expanduser(name_or_path)) or looks_like_path(name_or_path))
         ):
             path = Path(os.path.expanduser(os.fspath(name_or_path)))
             if not path.exists():

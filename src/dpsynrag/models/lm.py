@@ -4,7 +4,7 @@
 or the offline default), chat-template rendering, per-document truncation, batched greedy
 generation (keyword extraction, answering) and next-token choice scores (YES/NO self-filtering,
 METHOD.md §2e). The private decoder (:mod:`dpsynrag.models.decoder`) runs on the same batched
-KV-cache machinery (:mod:`dpsynrag.models._engine`).
+KV-cache machinery (:mod:`dpsynrag.models.engine`).
 
 Nothing here is privacy-sensitive on its own: greedy outputs of a private document are private data
 and must only reach a mechanism (e.g. the keyword histogram) before release.
@@ -14,82 +14,19 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
-import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import torch
 
 from dpsynrag.checks import check_int
 from dpsynrag.errors import ConfigError, DataError, ModelLoadError
-from dpsynrag.models import _defaults
-from dpsynrag.models._engine import ModelRunner, RowBatch, default_step_rows
+from dpsynrag.models.attention import ModelRunner
 from dpsynrag.models.decoding import GreedySelector, RowLayout, decode
-from dpsynrag.threads import configure_threads
+from dpsynrag.models.engine import RowBatch, default_step_rows
+from dpsynrag.models.loading import load_language_model
 
 logger = logging.getLogger(__name__)
-
-_DTYPES = {
-    "float32": torch.float32,
-    "fp32": torch.float32,
-    "float": torch.float32,
-    "bfloat16": torch.bfloat16,
-    "bf16": torch.bfloat16,
-    "float16": torch.float16,
-    "fp16": torch.float16,
-    "half": torch.float16,
-}
-
-# Files that mark a folder as a transformers model folder.
-_MODEL_FILES = ("config.json",)
-
-
-def resolve_device(device: str | torch.device | None) -> torch.device:
-    """``device`` as a torch.device; None picks ``cuda`` when available, else ``cpu``.
-
-    Raises:
-        ConfigError: on an unknown device string or an unavailable CUDA device.
-    """
-    if device is None:
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise ConfigError(f"`device` must be a torch device such as 'cpu' or 'cuda:0'. Found {device!r}.") from exc
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ConfigError(f"`device` is {device!r} but CUDA is not available on this machine; use 'cpu'.")
-    return dev
-
-
-def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
-    """``dtype`` as a floating torch.dtype; None picks float32 on CPU and bfloat16 on CUDA (float16
-    where the GPU has no bfloat16).
-
-    Raises:
-        ConfigError: on an unknown name or a non-floating dtype.
-    """
-    if dtype is None:
-        if device.type == "cuda":
-            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-        return torch.float32
-    if isinstance(dtype, torch.dtype):
-        if not dtype.is_floating_point:
-            raise ConfigError(f"`dtype` must be a floating-point dtype. Found {dtype}.")
-        return dtype
-    if isinstance(dtype, str) and dtype.lower().removeprefix("torch.") in _DTYPES:
-        return _DTYPES[dtype.lower().removeprefix("torch.")]
-    raise ConfigError(f"`dtype` must be one of {sorted(_DTYPES)} or a torch.dtype. Found {dtype!r}.")
-
-
-def _looks_like_path(text: str) -> bool:
-    """Whether a string that does not exist on disk was meant as a local path rather than a hub id."""
-    if text.startswith(("/", "./", "../", "~", "\\")) or (len(text) > 1 and text[1] == ":"):
-        return True
-    if text.lower().endswith((".gguf", ".safetensors", ".bin", ".pt", ".json")):
-        return True
-    return text.count("/") > 1 or "\\" in text
 
 
 class LanguageModel:
@@ -104,7 +41,7 @@ class LanguageModel:
             a cache).
         tokenizer: its tokenizer (a fast tokenizer is best: :meth:`truncate` uses offsets).
         name: the id recorded in manifests.
-        engine: the decoding path (see :mod:`dpsynrag.models._engine`): ``"shared"`` (preallocated
+        engine: the decoding path (see :mod:`dpsynrag.models.engine`): ``"shared"`` (preallocated
             cache, each distinct prompt's keys/values attended once for all rows continuing it),
             ``"fast"`` (preallocated cache, one copy per row), ``"generic"`` (transformers'
             ``DynamicCache``, any architecture); None picks the best one the model supports.
@@ -198,74 +135,7 @@ class LanguageModel:
             ModelLoadError: the path does not exist, is not a language model, or loading failed.
             ConfigError: bad ``device`` or ``dtype``.
         """
-        dev = resolve_device(device)
-        dt = resolve_dtype(dtype, dev)
-        configure_threads()  # once per process: the cores free to it (dpsynrag.threads)
-        if model is None:
-            return cls._load_default(dev, dt)
-        if isinstance(model, os.PathLike) or (isinstance(model, str) and (os.path.exists(os.path.expanduser(model))
-                                                                          or _looks_like_path(model))):
-            path = Path(os.path.expanduser(os.fspath(model)))
-            if not path.exists():
-                raise ModelLoadError(f"`model` (--model) path {str(path)!r} does not exist.")
-            if path.is_file():
-                if path.suffix.lower() != ".gguf":
-                    raise ModelLoadError(
-                        f"`model` {str(path)!r} is a file but not a GGUF file (*.gguf); pass a model folder "
-                        "(with config.json), a .gguf file or a hub id."
-                    )
-                return cls._from_pretrained(str(path.parent), dev, dt, name=str(path), gguf_file=path.name)
-            if not any((path / f).is_file() for f in _MODEL_FILES):
-                raise ModelLoadError(
-                    f"`model` folder {str(path)!r} is not a transformers model folder (no config.json)."
-                )
-            return cls._from_pretrained(str(path), dev, dt, name=str(path))
-        if not isinstance(model, str) or not model.strip():
-            raise ModelLoadError(f"`model` must be a hub id, a path or None. Found {model!r}.")
-        from dpsynrag.models.hub import local_files_only
-
-        offline = local_files_only(model, what="language model", flag="--model")  # fails at once if it cannot load
-        return cls._from_pretrained(model, dev, dt, name=model, local_files_only=offline)
-
-    @classmethod
-    def _from_pretrained(cls, source: str, device: torch.device, dtype: torch.dtype, *, name: str,
-                         gguf_file: str | None = None, local_files_only: bool = False) -> "LanguageModel":
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        extra = {"gguf_file": gguf_file} if gguf_file else {}
-        if local_files_only:
-            extra["local_files_only"] = True
-        # On an accelerator, load the weights straight onto it (no full copy in host memory).
-        placement = {"device_map": {"": str(device)}} if device.type != "cpu" else {}
-        try:
-            tokenizer = AutoTokenizer.from_pretrained(source, **extra)
-            model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **extra, **placement)
-        except Exception as exc:  # noqa: BLE001 - transformers raises many types; all mean "cannot load"
-            raise ModelLoadError(
-                f"could not load a causal language model from {name!r}: {type(exc).__name__}: {exc}"
-            ) from exc
-        model.to(device)
-        return cls(model, tokenizer, name=name)
-
-    @classmethod
-    def _load_default(cls, device: torch.device, dtype: torch.dtype) -> "LanguageModel":
-        target = _defaults.smollm2_cache_dir()
-        name = _defaults.smollm2_name()
-        if not target.is_dir():
-            start = time.perf_counter()
-            logger.info("converting the offline default model once into %s", target)
-            _defaults.convert_gguf_to_safetensors(_defaults.smollm2_gguf_path(), target)
-            logger.info("converted in %.1f s", time.perf_counter() - start)
-        try:
-            lm = cls._from_pretrained(str(target), device, dtype, name=name)
-        except ModelLoadError:
-            # A damaged cache folder (e.g. edited by hand): move it away and convert again.
-            broken = target.with_name(target.name + f".broken-{os.getpid()}")
-            os.rename(target, broken)
-            shutil.rmtree(broken, ignore_errors=True)
-            _defaults.convert_gguf_to_safetensors(_defaults.smollm2_gguf_path(), target)
-            lm = cls._from_pretrained(str(target), device, dtype, name=name)
-        return lm
+        return load_language_model(cls, model, device=device, dtype=dtype)
 
     # -- text helpers -----------------------------------------------------------------------------
 
@@ -305,7 +175,7 @@ class LanguageModel:
         where the private text goes) is rendered with :meth:`chat_prompt` and a sentinel in place of
         the placeholder; the text before the sentinel is tokenized and its last token dropped (the
         private text's first token may merge with it). The engine reuses the keys/values of these ids
-        only for prompts that start with exactly them (:class:`~dpsynrag.models._engine.RowBatch`),
+        only for prompts that start with exactly them (:class:`~dpsynrag.models.engine.RowBatch`),
         so a mismatch costs speed, never correctness.
 
         Args:
@@ -345,7 +215,14 @@ class LanguageModel:
             return text
         return text[: offsets[max_tokens - 1][1]]
 
-    def _encode_prompts(self, prompts: Sequence[str], new_tokens: int) -> list[list[int]]:
+    def encode_prompts(self, prompts: Sequence[str], new_tokens: int) -> list[list[int]]:
+        """Token ids of each rendered prompt (:meth:`encode`), checked to fit the model's positions
+        with ``new_tokens`` more tokens.
+
+        Raises:
+            ConfigError: ``prompts`` is a single string.
+            DataError: a prompt that is not a string, has no tokens, or is too long.
+        """
         if isinstance(prompts, str):
             raise ConfigError("`prompts` must be a sequence of strings, not one string.")
         out = []
@@ -386,7 +263,7 @@ class LanguageModel:
         """Greedy continuations of rendered prompts (keyword extraction, self-filtering, answering).
 
         Prompts are sorted by length and run in batches (identical prompts computed once) on the
-        batch-invariant engine (:mod:`dpsynrag.models._engine`): each prompt's output is a function
+        batch-invariant engine (:mod:`dpsynrag.models.engine`): each prompt's output is a function
         of that prompt alone (and public constants), whatever else shares its batch. A row stops at
         an EOS token, at ``max_new_tokens``, or once its text contains a stop string.
 
@@ -410,7 +287,7 @@ class LanguageModel:
         if batch_size is not None:
             check_int("batch_size", batch_size)
         stops = [s for s in (stop_strings or []) if s]
-        encoded = self._encode_prompts(prompts, max_new_tokens)
+        encoded = self.encode_prompts(prompts, max_new_tokens)
         if not encoded:
             return []
         if batch_size is None:
@@ -461,7 +338,7 @@ class LanguageModel:
         Returns:
             FloatTensor ``[n_prompts, vocab_size]``, float32, on CPU.
         """
-        encoded = self._encode_prompts(prompts, 0)
+        encoded = self.encode_prompts(prompts, 0)
         if not encoded:
             return torch.zeros((0, self.vocab_size))
         distinct: dict[tuple[int, ...], int] = {}
@@ -502,7 +379,6 @@ class LanguageModel:
             return np.zeros((0, len(ids)))
         logp = torch.log_softmax(logits.double(), dim=-1)
         return logp[:, ids].numpy()
-
 
     def reply_logprobs(self, texts: Sequence[str]) -> np.ndarray:
         """Mean token log-probability of each text as the model's reply to an empty user turn — a

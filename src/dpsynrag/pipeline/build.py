@@ -15,7 +15,7 @@ Order of operations, and what each one releases:
 The output folder holds only released values (keywords with their noisy counts, integers, and texts)
 and public parameters. Data-dependent numbers that are not DP — the input fingerprint, the stage wall
 times, and how many documents were cut to ``max_document_tokens`` or by the embedder — go only to the
-owner-only ``DIR.owner.json`` beside it (:func:`dpsynrag.corpus.owner_audit_path`).
+owner-only ``DIR.owner.json`` beside it (:func:`dpsynrag.corpus_format.owner_audit_path`).
 
 The privacy report is the plan fixed before any data is read (:meth:`BuildConfig.plan`): R clusters,
 whatever number of keywords the histogram releases.
@@ -30,7 +30,6 @@ checkpointed in the owner-only ``.NAME.work`` beside the folder (:mod:`dpsynrag.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
@@ -38,25 +37,21 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dpsynrag import __version__
-from dpsynrag.corpus import CorpusWriter, SyntheticCorpus, content_warning
-from dpsynrag.data.io import Document, DocumentTexts, open_documents
+from dpsynrag.corpus import SyntheticCorpus
+from dpsynrag.data.io import Document, DocumentTexts
 from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_fingerprint, vocabulary_source
-from dpsynrag.errors import ConfigError, DataError
+from dpsynrag.errors import DataError
 from dpsynrag.pipeline.checkpoint import BuildCheckpoint
 from dpsynrag.pipeline.clustering import soft_cluster, top_keywords
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.pipeline.keywords import extract_keyword_sets, make_extractor
-from dpsynrag.privacy.accountant import ZCDPAccountant
-from dpsynrag.privacy.ledger import prepare_charge
+from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.privacy.mechanisms import (
     exponential_threshold,
     gaussian_histogram,
     gaussian_sparse_histogram,
     noisy_unit_vector_sum,
 )
-from dpsynrag.privacy.report import PrivacyReport
-from dpsynrag.rng import make_random
 
 log = logging.getLogger("dpsynrag.build")
 
@@ -64,24 +59,6 @@ REPHRASE_PROMPT = (
     "Rephrase the following document without altering the important information contained within it.\n"
     "Document: {document}"
 )
-
-
-def self_filter(lm, texts: Sequence[str], filter_prompt: str, *, progress: bool = False) -> list[bool]:
-    """Keep a text when the model's next-token score for YES beats NO (METHOD.md §2e; post-processing).
-
-    Args:
-        filter_prompt: a template with ``{document}``.
-
-    Returns:
-        One bool per text; empty texts are never kept.
-    """
-    if not texts:
-        return []
-    prompts = [lm.chat_prompt(filter_prompt.replace("{document}", t)) for t in texts]
-    lp = np.asarray(lm.choice_logprobs(prompts, ["YES", "Yes", "NO", "No"]), dtype=np.float64)
-    yes = np.logaddexp(lp[:, 0], lp[:, 1])
-    no = np.logaddexp(lp[:, 2], lp[:, 3])
-    return [bool(y > n) and bool(t.strip()) for y, n, t in zip(yes, no, texts)]
 
 
 KEYWORD_SLOT = "{keyword}"
@@ -99,61 +76,6 @@ def resolve_public_prompt(config: BuildConfig) -> str | None:
     if not config.uses_public_prompt:
         return None
     return config.public_prompt or REPHRASE_PROMPT.format(document="")
-
-
-def truncation_stages(
-    max_document_tokens: int, documents_cut: int, embedder=None, embedded_texts: Sequence[str] = (), *,
-    embedded_cut: int | None = None,
-) -> list[dict]:
-    """Where the private documents were cut, and how many were (never which), for
-    :meth:`~dpsynrag.corpus.CorpusWriter.finish_build`: the limits go to the manifest, the counts
-    (data-dependent, not DP) only to the owner-only ``DIR.owner.json``.
-
-    Args:
-        max_document_tokens: the language-model cut (``lm.truncate``); ``documents_cut`` documents were
-            longer.
-        embedder: when private texts were embedded: its cut (``max_tokens``) and count
-            (``count_truncated(embedded_texts)``); ``None`` in both for an embedder that reports neither.
-        embedded_texts: the private texts given to the embedder.
-        embedded_cut: the embedder's count when already made (e.g. by
-            :func:`~dpsynrag.models.embedder.embed_to_file`); ``embedded_texts`` is then not used.
-    """
-    stages = [{"stage": "language model (max_document_tokens)", "max_tokens": max_document_tokens,
-               "documents_cut": int(documents_cut)}]
-    if embedder is not None:
-        count = getattr(embedder, "count_truncated", None)
-        if embedded_cut is None and count is not None:
-            embedded_cut = int(count(list(embedded_texts)))
-        stages.append({"stage": "embedder (max_seq_length)", "max_tokens": getattr(embedder, "max_tokens", None),
-                       "documents_cut": embedded_cut})
-    return stages
-
-
-def _resolve_filter_prompt(config: BuildConfig) -> str | None:
-    """The self-filter prompt of a build (None when self-filtering is off).
-
-    The task, when one is named, is resolved first whatever the self-filter setting: the corpus's query
-    side needs it, so an unknown task name must stop the build before any budget is spent.
-
-    Raises:
-        ConfigError: an unknown task, or self-filtering without a task prompt or ``filter_prompt``.
-    """
-    task = None
-    if config.task:
-        from dpsynrag.tasks import get_task
-
-        task = get_task(config.task)
-    if not config.self_filter:
-        return None
-    if config.filter_prompt:
-        return config.filter_prompt
-    if task is not None and task.filter_prompt:
-        return task.filter_prompt
-    raise ConfigError(
-        "self-filtering needs a public task description: pass a task (--task medical; task='medical' in the API) "
-        "or a filter prompt containing {document} (--filter-prompt; filter_prompt=), or turn self-filtering off "
-        "(--no-self-filter; self_filter=False)."
-    )
 
 
 def build_corpus(
@@ -205,208 +127,187 @@ def build_corpus(
         CheckpointError: a checkpoint left and not ``resume``; with ``resume``, a changed input or
             configuration, or a finished build (nothing to resume).
     """
-    t_start = time.time()
     checkpoint = BuildCheckpoint(out_dir, resume=resume, overwrite=overwrite)
-    writer = CorpusWriter(out_dir, overwrite=overwrite)
-    cal = config.calibrate()  # raises before anything is loaded if the budget cannot pay
-    filter_prompt = _resolve_filter_prompt(config)
-    # public; before any model is loaded, so an unusable vocabulary_size / language stops the build early
-    vocabulary = None if config.open_vocabulary else public_vocabulary(config.vocabulary_size, config.language)
-    documents = open_documents(documents, text_field=text_field, id_field=id_field)  # a file: streamed, never held
+    # the public vocabulary: before any model is loaded, so an unusable vocabulary_size / language stops early
+    run = BuildRun("dp-synrag", documents, out_dir, config, lm=lm, embedder=embedder, text_field=text_field,
+                   id_field=id_field, overwrite=overwrite, progress=progress, stream=True, defer_charge=True,
+                   plan=config.plan, prepare=lambda cal: None if config.open_vocabulary
+                   else public_vocabulary(config.vocabulary_size, config.language))
+    with run, checkpoint:
+        return generate(run, checkpoint, ledger=ledger, ray=ray)
 
-    random = make_random(config.seed)
-    noise = random.child("privacy-noise")
-    sampling = random.child("private-prediction")
 
-    with writer, checkpoint:
-        checkpoint.open(documents, config)  # under the writer's lock; a resumed build was recorded already:
-        charge = prepare_charge(None if checkpoint.ledger_recorded else ledger, documents, config.plan(cal),
-                                delta=config.delta, kind="build", method="dp-synrag", label=str(writer.out.resolve()))
-        # Nothing logged below may depend on the private data except through a mechanism.
-        log.info("dpsynrag %s build: %s", __version__, config.model_dump_json())
-        log.info("calibrated: %s", json.dumps(cal.to_dict()))
-        if embedder is None:  # first: a bad embedder fails before the (larger) language model loads
-            from dpsynrag.models import Embedder
+def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=None) -> SyntheticCorpus:
+    """DP-SynRAG inside a :class:`~dpsynrag.pipeline.run.BuildRun` (stages 2–6 of the module docstring),
+    checkpointed in ``checkpoint``; ``ledger`` and ``ray`` as in :func:`build_corpus`."""
+    config, cal, documents, vocabulary = run.config, run.cal, run.documents, run.prepared
+    progress, timings = run.progress, run.timings
+    noise = run.stream("privacy-noise")
+    sampling = run.stream("private-prediction")
+    checkpoint.open(documents, config)  # under the writer's lock; a resumed build was recorded already:
+    charge = run.prepare_charge(None if checkpoint.ledger_recorded else ledger)
+    run.start()  # logs public values only; nothing logged below may depend on the private data except through a mechanism
+    lm, embedder = run.lm, run.embedder
+    timings.update(checkpoint.timings)  # stages of an interrupted build: restored, not rerun
 
-            embedder = Embedder.load(config.embedder)
-        if lm is None:
-            from dpsynrag.models import LanguageModel
-
-            lm = LanguageModel.load(config.model)
-        timings: dict[str, float] = checkpoint.timings  # stages of an interrupted build: restored, not rerun
-
-        t = time.time()
-        # each pass re-reads the documents and cuts them again; .changed: owner-only count (never which, never logged)
-        texts = DocumentTexts(documents, lambda text: lm.truncate(text, config.max_document_tokens))
-        doc_keywords = checkpoint.restore_keywords()
-        if doc_keywords is None:
-            extractor = make_extractor(
-                config.extractor, lm=lm, K=config.K, batch_size=config.batch_size, language=config.language
-            )
-            vocab_set = None if vocabulary is None else frozenset(vocabulary)
-            doc_keywords = extract_keyword_sets(extractor, texts, max_keywords=config.K, vocabulary=vocab_set,
-                                                total=len(texts), progress=progress)  # int ids, not strings
-            timings["keywords_s"] = time.time() - t
-            checkpoint.save_keywords(doc_keywords, timings)
-            log.info("stage 1a: keywords extracted (%s extractor)", extractor.name)
-
-        accountant = ZCDPAccountant(rho_budget=cal.rho_total, delta_budget=cal.delta_hist, name="build")
-        keywords = checkpoint.restore_histogram(accountant, noise)  # its events composed again: nothing drawn
-        if keywords is None:
-            checkpoint.record_in_ledger(charge)  # the ledger records the build before its first mechanism draws
-            if vocabulary is None:
-                released = gaussian_sparse_histogram(
-                    doc_keywords,
-                    max_keywords=config.K,
-                    sigma=cal.sigma_hist,
-                    threshold=cal.hist_threshold,
-                    accountant=accountant,
-                    random=noise,
-                )
-                keywords = top_keywords(released, config.R)
-            else:
-                noisy = gaussian_histogram(
-                    doc_keywords, vocabulary, max_keywords=config.K, sigma=cal.sigma_hist, accountant=accountant,
-                    random=noise,
-                )
-                keywords = top_keywords((vocabulary, noisy), config.R)
-            checkpoint.save_histogram(keywords, accountant, noise)  # even when empty: a resume must not redraw it
-        if not keywords:
-            checkpoint.remove()  # nothing to resume: the same release would fail again; private keywords go now
-            raise DataError(
-                "the DP histogram released no keyword above its threshold (open vocabulary); "
-                "use more documents, a larger epsilon, or the public vocabulary."
-            )
-        W = [w for w, _ in keywords]
-        log.info("stage 1a: histogram released %d keywords", len(W))
-
-        clusters = soft_cluster(
-            doc_keywords, W, L=config.L, texts=texts if config.match_text else None, rule=config.clustering,
-            language=config.language,
+    t = time.time()
+    # each pass re-reads the documents and cuts them again; .changed: owner-only count (never which, never logged)
+    texts = DocumentTexts(documents, lambda text: lm.truncate(text, config.max_document_tokens))
+    doc_keywords = checkpoint.restore_keywords()
+    if doc_keywords is None:
+        extractor = make_extractor(
+            config.extractor, lm=lm, K=config.K, batch_size=config.batch_size, language=config.language
         )
-        parallel = accountant.open_parallel(
-            cal.branch_plan(), num_branches=len(W), max_branches_per_unit=config.L_effective
-        )
-        branches = [parallel.branch(r) for r in range(len(W))]
+        vocab_set = None if vocabulary is None else frozenset(vocabulary)
+        doc_keywords = extract_keyword_sets(extractor, texts, max_keywords=config.K, vocabulary=vocab_set,
+                                            total=len(texts), progress=progress)  # int ids, not strings
+        timings["keywords_s"] = time.time() - t
+        checkpoint.save_keywords(doc_keywords, timings)
+        log.info("stage 1a: keywords extracted (%s extractor)", extractor.name)
 
-        t = time.time()
-        restored = checkpoint.restore_clusters(branches)  # kept members; their branches' spend composed again
-        if restored is not None:
-            kept_members, truncation = restored
-        elif config.outlier_removal:
-            from dpsynrag.models.embedder import embed_to_file
-
-            in_any = np.unique(np.fromiter((i for c in clusters for i in c), dtype=np.int64))
-            # rows on disk (owner-only temporary file beside the corpus, deleted when closed), not in memory
-            emb, embedded_cut = embed_to_file(embedder, (text for _, text in texts.rows(in_any)),
-                                              folder=writer.out.parent, total=len(in_any), progress=progress)
-            truncation = truncation_stages(config.max_document_tokens, texts.changed, embedder, embedded_cut=embedded_cut)
-            kept_members: list[list[int]] = []
-            for r, members in enumerate(clusters):
-                e = emb.take(np.searchsorted(in_any, members))
-                mu = noisy_unit_vector_sum(e, sigma=cal.sigma_embed, accountant=branches[r], random=noise)
-                norm = np.linalg.norm(mu)
-                scores = e.astype(np.float64) @ (mu / norm) if norm > 0 else np.zeros(len(members))
-                theta = exponential_threshold(
-                    scores, target=config.k, epsilon=cal.epsilon_theta, accountant=branches[r], random=noise
-                )
-                kept_members.append([i for i, s in zip(members, scores) if s > theta])
-            emb.close()
+    accountant = run.accountant(delta_budget=cal.delta_hist)
+    keywords = checkpoint.restore_histogram(accountant, noise)  # its events composed again: nothing drawn
+    if keywords is None:
+        checkpoint.record_in_ledger(charge)  # the ledger records the build before its first mechanism draws
+        if vocabulary is None:
+            released = gaussian_sparse_histogram(
+                doc_keywords,
+                max_keywords=config.K,
+                sigma=cal.sigma_hist,
+                threshold=cal.hist_threshold,
+                accountant=accountant,
+                random=noise,
+            )
+            keywords = top_keywords(released, config.R)
         else:
-            kept_members = clusters
-            truncation = truncation_stages(config.max_document_tokens, texts.changed)
-        if restored is None:
-            timings["outlier_removal_s"] = time.time() - t
-            checkpoint.save_clusters(kept_members, truncation, branches, timings)
-        log.info("stage 1c: outlier removal done")
-
-        t = time.time()
-        from dpsynrag.models import PrivatePredictionDecoder
-        from dpsynrag.models._engine import GROUP_ROWS, default_step_rows
-
-        # only the kept members' texts, read again from the input
-        prompt_of = {i: lm.chat_prompt(REPHRASE_PROMPT.format(document=text))
-                     for i, text in texts.rows(sorted({i for members in kept_members for i in members}))}
-        public_prompt = resolve_public_prompt(config)
-        decoder_args = dict(
-            clip=cal.clip,
-            temperature=cal.temperature,
-            max_new_tokens=cal.T,
-            random=sampling,
-            public_prompt=lm.chat_prompt(public_prompt) if public_prompt else None,
-            public_weight=config.public_weight,
-            decoding=config.decoding,
-            public_scale=config.invisibleink_lambda,
-            top_k=config.invisibleink_top_k,
-            top_k_margin=config.invisibleink_margin,
-            memory_budget_gb=config.memory_budget_gb,
-            prompt_prefix=lm.public_prefix(REPHRASE_PROMPT),  # the public part only: template + instruction
-            rows_per_group=min(config.L, GROUP_ROWS),  # public: a document has at most L member rows
-            step_rows=default_step_rows(lm.device, expected_rows=config.R * config.k),  # public sizes
+            noisy = gaussian_histogram(
+                doc_keywords, vocabulary, max_keywords=config.K, sigma=cal.sigma_hist, accountant=accountant,
+                random=noise,
+            )
+            keywords = top_keywords((vocabulary, noisy), config.R)
+        checkpoint.save_histogram(keywords, accountant, noise)  # even when empty: a resume must not redraw it
+    if not keywords:
+        checkpoint.remove()  # nothing to resume: the same release would fail again; private keywords go now
+        raise DataError(
+            "the DP histogram released no keyword above its threshold (open vocabulary); "
+            "use more documents, a larger epsilon, or the public vocabulary."
         )
-        decoder = PrivatePredictionDecoder(lm, **decoder_args)
-        decoding = {**decoder.selector.describe(), "public_prompt": public_prompt if decoder.public_prompt else None}
-        cluster_prompts = [[prompt_of[i] for i in members] for members in kept_members]
-        streams = [sampling.child(f"cluster-{r}") for r in range(len(cluster_prompts))]  # batching-independent
-        # a public prompt with "{keyword}": each cluster's own, with its released keyword (public)
-        public_prompts = (
-            [lm.chat_prompt(public_prompt.replace(KEYWORD_SLOT, w)) for w in W]
-            if decoder.public_prompt is not None and KEYWORD_SLOT in public_prompt else None
-        )
+    W = [w for w, _ in keywords]
+    log.info("stage 1a: histogram released %d keywords", len(W))
 
-        def predict(rs: list[int]) -> list[list[int]]:
-            """Token ids of clusters ``rs`` (own streams, batch-invariant engine: any split, the same ids)."""
-            prompts_r, branches_r, streams_r = ([x[r] for r in rs] for x in (cluster_prompts, branches, streams))
-            if ray is None:
-                return decoder.generate_ids(prompts_r, branches_r, progress=progress, streams=streams_r,
-                                            public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs])
-            from dpsynrag.pipeline.distributed import ray_generate_ids
+    clusters = soft_cluster(
+        doc_keywords, W, L=config.L, texts=texts if config.match_text else None, rule=config.clustering,
+        language=config.language,
+    )
+    parallel = accountant.open_parallel(
+        cal.branch_plan(), num_branches=len(W), max_branches_per_unit=config.L_effective
+    )
+    branches = [parallel.branch(r) for r in range(len(W))]
 
-            return ray_generate_ids(ray, config.model, (lm.name, lm.vocab_size), decoder_args, prompts_r,
-                                    branches_r, streams_r, progress=progress,
-                                    public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs])
+    t = time.time()
+    restored = checkpoint.restore_clusters(branches)  # kept members; their branches' spend composed again
+    if restored is not None:
+        kept_members, truncation = restored
+    elif config.outlier_removal:
+        from dpsynrag.models.embedder import embed_to_file
 
-        # checkpointed after each batch of clusters; the finished clusters of an interrupted build are read back
-        ids = checkpoint.predict(predict, len(cluster_prompts), batches=None if ray is None else 1)
-        synthetic = [lm.tokenizer.decode(t, skip_special_tokens=True) for t in ids]
-        timings["private_prediction_s"] = time.time() - t
-        log.info("stage 2d: %d synthetic texts generated", len(synthetic))
-        del kept_members, clusters, doc_keywords  # private intermediates: never written to the corpus
+        in_any = np.unique(np.fromiter((i for c in clusters for i in c), dtype=np.int64))
+        # rows on disk (owner-only temporary file beside the corpus, deleted when closed), not in memory
+        emb, embedded_cut = embed_to_file(embedder, (text for _, text in texts.rows(in_any)),
+                                          folder=run.writer.out.parent, total=len(in_any), progress=progress)
+        truncation = truncation_stages(config.max_document_tokens, texts.changed, embedder, embedded_cut=embedded_cut)
+        kept_members: list[list[int]] = []
+        for r, members in enumerate(clusters):
+            e = emb.take(np.searchsorted(in_any, members))
+            mu = noisy_unit_vector_sum(e, sigma=cal.sigma_embed, accountant=branches[r], random=noise)
+            norm = np.linalg.norm(mu)
+            scores = e.astype(np.float64) @ (mu / norm) if norm > 0 else np.zeros(len(members))
+            theta = exponential_threshold(
+                scores, target=config.k, epsilon=cal.epsilon_theta, accountant=branches[r], random=noise
+            )
+            kept_members.append([i for i, s in zip(members, scores) if s > theta])
+        emb.close()
+    else:
+        kept_members = clusters
+        truncation = truncation_stages(config.max_document_tokens, texts.changed)
+    if restored is None:
+        timings["outlier_removal_s"] = time.time() - t
+        checkpoint.save_clusters(kept_members, truncation, branches, timings)
+    log.info("stage 1c: outlier removal done")
 
-        t = time.time()
-        kept = self_filter(lm, synthetic, filter_prompt, progress=progress) if filter_prompt else [bool(s.strip()) for s in synthetic]
-        if config.fluency_threshold is not None:  # post-processing of the released texts
-            fluency = lm.reply_logprobs(synthetic)
-            kept = [k and bool(f >= config.fluency_threshold) for k, f in zip(kept, fluency)]
-        timings["self_filter_s"] = time.time() - t
-        log.info("stage 2e: self-filter kept %d of %d texts", sum(kept), len(kept))
-        empty = content_warning(sum(kept), len(kept))  # post-processing of the released texts
-        if empty:
-            log.warning(empty)
+    t = time.time()
+    from dpsynrag.models import PrivatePredictionDecoder
+    from dpsynrag.models.engine import GROUP_ROWS, default_step_rows
 
-        records = [
-            {"id": r, "keyword": w, "noisy_count": c, "text": y, "kept": k}
-            for r, ((w, c), y, k) in enumerate(zip(keywords, synthetic, kept))
-        ]
-        report = PrivacyReport.from_accountant(
-            accountant,
-            delta=config.delta,
-            plan=config.plan(cal),  # the guarantee: fixed before any data was read (R clusters, not len(W))
-            parameters={**cal.to_dict(), "decoding": decoding},
-            secure_randomness=random.is_secure,
-            notes=config.plan_notes
-            + ([] if random.is_secure else ["seeded randomness: reproducible output, NOT FOR RELEASE"]),
-        )
-        corpus = writer.finish_build(
-            records, method="dp-synrag", config=config, report=report, lm=lm, embedder=embedder,
-            documents=documents, secure=random.is_secure, timings=timings, t_start=t_start,
-            vocabulary=None
-            if vocabulary is None
-            else {"source": vocabulary_source(config.language), "size": len(vocabulary),
-                  "sha256": vocabulary_fingerprint(vocabulary)},
-            filter_prompt=filter_prompt,
-            decoding=decoding,
-            truncation=truncation,
-        )
-        checkpoint.remove()  # the corpus is in place: its checkpoints and private intermediates go
-        return corpus
+    # only the kept members' texts, read again from the input
+    prompt_of = {i: lm.chat_prompt(REPHRASE_PROMPT.format(document=text))
+                 for i, text in texts.rows(sorted({i for members in kept_members for i in members}))}
+    public_prompt = resolve_public_prompt(config)
+    decoder_args = dict(
+        clip=cal.clip,
+        temperature=cal.temperature,
+        max_new_tokens=cal.T,
+        random=sampling,
+        public_prompt=lm.chat_prompt(public_prompt) if public_prompt else None,
+        public_weight=config.public_weight,
+        decoding=config.decoding,
+        public_scale=config.invisibleink_lambda,
+        top_k=config.invisibleink_top_k,
+        top_k_margin=config.invisibleink_margin,
+        memory_budget_gb=config.memory_budget_gb,
+        prompt_prefix=lm.public_prefix(REPHRASE_PROMPT),  # the public part only: template + instruction
+        rows_per_group=min(config.L, GROUP_ROWS),  # public: a document has at most L member rows
+        step_rows=default_step_rows(lm.device, expected_rows=config.R * config.k),  # public sizes
+    )
+    decoder = PrivatePredictionDecoder(lm, **decoder_args)
+    decoding = {**decoder.selector.describe(), "public_prompt": public_prompt if decoder.public_prompt else None}
+    cluster_prompts = [[prompt_of[i] for i in members] for members in kept_members]
+    streams = [sampling.child(f"cluster-{r}") for r in range(len(cluster_prompts))]  # batching-independent
+    # a public prompt with "{keyword}": each cluster's own, with its released keyword (public)
+    public_prompts = (
+        [lm.chat_prompt(public_prompt.replace(KEYWORD_SLOT, w)) for w in W]
+        if decoder.public_prompt is not None and KEYWORD_SLOT in public_prompt else None
+    )
+
+    def predict(rs: list[int]) -> list[list[int]]:
+        """Token ids of clusters ``rs`` (own streams, batch-invariant engine: any split, the same ids)."""
+        prompts_r, branches_r, streams_r = ([x[r] for r in rs] for x in (cluster_prompts, branches, streams))
+        if ray is None:
+            return decoder.generate_ids(prompts_r, branches_r, progress=progress, streams=streams_r,
+                                        public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs])
+        from dpsynrag.pipeline.distributed import ray_generate_ids
+
+        return ray_generate_ids(ray, config.model, (lm.name, lm.vocab_size), decoder_args, prompts_r,
+                                branches_r, streams_r, progress=progress,
+                                public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs])
+
+    # checkpointed after each batch of clusters; the finished clusters of an interrupted build are read back
+    ids = checkpoint.predict(predict, len(cluster_prompts), batches=None if ray is None else 1)
+    synthetic = [lm.tokenizer.decode(t, skip_special_tokens=True) for t in ids]
+    timings["private_prediction_s"] = time.time() - t
+    log.info("stage 2d: %d synthetic texts generated", len(synthetic))
+    del kept_members, clusters, doc_keywords  # private intermediates: never written to the corpus
+
+    kept = run.filter(synthetic)
+    records = [
+        {"id": r, "keyword": w, "noisy_count": c, "text": y, "kept": k}
+        for r, ((w, c), y, k) in enumerate(zip(keywords, synthetic, kept))
+    ]
+    report = run.report(
+        accountant,
+        plan=run.plan,  # the guarantee: fixed before any data was read (R clusters, not len(W))
+        parameters={**cal.to_dict(), "decoding": decoding},
+        notes=config.plan_notes,
+    )
+    corpus = run.finish(
+        records, report,
+        vocabulary=None
+        if vocabulary is None
+        else {"source": vocabulary_source(config.language), "size": len(vocabulary),
+              "sha256": vocabulary_fingerprint(vocabulary)},
+        filter_prompt=run.filter_prompt,
+        decoding=decoding,
+        truncation=truncation,
+    )
+    checkpoint.remove()  # the corpus is in place: its checkpoints and private intermediates go
+    return corpus

@@ -8,7 +8,7 @@ Every file is written to a temporary name, flushed and renamed, so a build kille
 What it holds, after each stage of :func:`~dpsynrag.pipeline.build.build_corpus`:
 
 * ``state.json``: what identifies the build — the input's fingerprint
-  (:func:`~dpsynrag.corpus.input_fingerprint`), the :class:`~dpsynrag.pipeline.config.BuildConfig`
+  (:func:`~dpsynrag.corpus_format.input_fingerprint`), the :class:`~dpsynrag.pipeline.config.BuildConfig`
   dump and the dpsynrag version — whether the privacy ledger recorded it, and the stage wall times;
 * ``keywords.json`` (private intermediate): every document's capped keyword set;
 * ``histogram.json`` (released): the keywords the DP histogram released with their noisy counts, the
@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from dpsynrag import __version__
-from dpsynrag.corpus import MANIFEST, input_fingerprint
+from dpsynrag.corpus_format import MANIFEST, input_fingerprint
 from dpsynrag.errors import CheckpointError
 from dpsynrag.pipeline.keywords import KeywordSets
 from dpsynrag.privacy import events as _events

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from dpsynrag.methods.config import CorpusConfig
 from dpsynrag.privacy.calibration import CalibratedBudget, calibrate, make_split
 from dpsynrag.privacy.events import ComposedEvent
 
 
-class BuildConfig(BaseModel):
+class BuildConfig(CorpusConfig):
     """Every parameter of a build. Privacy parameters are keyword-only and validated on creation.
 
     Privacy (METHOD.md §3): ``epsilon`` > 0 and ``delta`` in (0, 1) are the target; ``split`` and the
@@ -45,17 +46,12 @@ class BuildConfig(BaseModel):
     SmolLM2-135M, fluent texts −3 to −6). Both filters read only released texts: post-processing, free.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-    epsilon: float = Field(gt=0)
-    delta: float = Field(gt=0, lt=1)
     K: int = Field(10, ge=1)
     R: int = Field(500, ge=1)
     L: int = Field(5, ge=1)
     k: int = Field(80, ge=1)
     T: int = Field(70, ge=1)
     temperature: float = Field(1.0, gt=0)
-    conversion: Literal["bun-steinke", "cks"] = "bun-steinke"
     split: Literal["paper", "fractions"] = "paper"
     rho_hist: Optional[float] = Field(None, gt=0)
     epsilon_theta: Optional[float] = Field(None, gt=0)
@@ -68,20 +64,13 @@ class BuildConfig(BaseModel):
     clustering: Literal["paper", "primary"] = "paper"
     extractor: Literal["llm", "rarity"] = "llm"
     language: str = "en"
-    self_filter: bool = True
     fluency_threshold: Optional[float] = Field(None, lt=0)
-    filter_prompt: Optional[str] = None
-    task: Optional[str] = None
-    model: Optional[str] = None
-    embedder: Optional[str] = None
-    max_document_tokens: int = Field(256, ge=8)
     public_prompt: Optional[str] = None
     public_weight: Optional[float] = Field(None, ge=0)
     decoding: Literal["paper", "public-prior", "invisibleink"] = "paper"
     invisibleink_lambda: float = Field(1.0, ge=0)
     invisibleink_top_k: Optional[int] = Field(None, ge=1)
     invisibleink_margin: float = Field(0.0, ge=0)
-    seed: Optional[int] = Field(None, ge=0)
     batch_size: Optional[int] = Field(None, ge=1)
     memory_budget_gb: float = Field(2.0, gt=0)
 
@@ -91,6 +80,14 @@ class BuildConfig(BaseModel):
         from dpsynrag.pipeline.keywords import check_language
 
         return check_language(value)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _delta_implies_open_vocabulary(cls, data):
+        """An ``open_vocabulary_delta`` without ``open_vocabulary`` asks for the open-vocabulary histogram."""
+        if isinstance(data, dict) and data.get("open_vocabulary_delta") is not None and "open_vocabulary" not in data:
+            data = {**data, "open_vocabulary": True}
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> "BuildConfig":

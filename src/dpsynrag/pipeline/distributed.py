@@ -10,7 +10,7 @@ What runs where:
   has GPUs) and runs private prediction for the chunks of clusters it is sent.
 
 Why the result does not depend on the cluster: a cluster's next-token logits are a function of its
-members' prompts alone (the batch-invariant engine, :mod:`dpsynrag.models._engine`), and its
+members' prompts alone (the batch-invariant engine, :mod:`dpsynrag.models.engine`), and its
 tokens are drawn from its own named stream (``sampling.child(f"cluster-{r}")``, T uniforms each),
 whichever worker or batch it lands in. A seeded build therefore writes the same texts on one
 process or N workers — given the same model files, dtype, hardware kind and per-process thread

@@ -21,18 +21,7 @@ from typing import Any
 
 from dpsynrag.errors import ConfigError
 from dpsynrag.privacy.conversions import epsilon_from_rho
-from dpsynrag.privacy.events import (
-    ComposedEvent,
-    DiscreteGaussianEvent,
-    ExponentialMechanismEvent,
-    GaussianEvent,
-    OverlappingParallelEvent,
-    PrivacyEvent,
-    PrivatePredictionTokenEvent,
-    SelfComposedEvent,
-    SparseDiscreteGaussianHistogramEvent,
-    ZCDPEvent,
-)
+from dpsynrag.privacy import events as ev
 
 # Relative tolerance between a stored number and its recomputation. The recomputation runs the same
 # formulas on the same JSON-round-tripped floats, so they agree to the last bits; 1e-9 only absorbs
@@ -50,7 +39,7 @@ def _close(stated: Any, computed: float, rtol: float = RTOL) -> bool:
     return math.isclose(float(stated), computed, rel_tol=rtol, abs_tol=1e-300)
 
 
-def event_from_description(desc: dict[str, Any]) -> PrivacyEvent:
+def event_from_description(desc: dict[str, Any]) -> ev.PrivacyEvent:
     """The event a :meth:`PrivacyEvent.describe` dictionary was written from.
 
     Raises:
@@ -61,24 +50,24 @@ def event_from_description(desc: dict[str, Any]) -> PrivacyEvent:
     kind, name = desc.get("mechanism"), desc.get("name", "?")
     try:
         if kind in ("gaussian", "discrete_gaussian"):
-            cls = GaussianEvent if kind == "gaussian" else DiscreteGaussianEvent
+            cls = ev.GaussianEvent if kind == "gaussian" else ev.DiscreteGaussianEvent
             return cls(name=name, sensitivity=desc["l2_sensitivity"], sigma=desc["sigma"], dimension=desc.get("dimension"))
         if kind == "discrete_gaussian_sparse_histogram":
-            return SparseDiscreteGaussianHistogramEvent(
+            return ev.SparseDiscreteGaussianHistogramEvent(
                 name=name, max_contributions=desc["max_contributions"], sigma=desc["sigma"], threshold=desc["threshold"]
             )
         if kind == "exponential":
-            return ExponentialMechanismEvent(name=name, epsilon=desc["epsilon"])
+            return ev.ExponentialMechanismEvent(name=name, epsilon=desc["epsilon"])
         if kind == "private_prediction_token":
-            return PrivatePredictionTokenEvent(name=name, clip=desc["clip"], temperature=desc["temperature"])
+            return ev.PrivatePredictionTokenEvent(name=name, clip=desc["clip"], temperature=desc["temperature"])
         if kind == "zcdp":
-            return ZCDPEvent(name=name, rho_value=desc["rho"], delta_value=desc.get("delta", 0.0))
+            return ev.ZCDPEvent(name=name, rho_value=desc["rho"], delta_value=desc.get("delta", 0.0))
         if kind == "self_composition":
-            return SelfComposedEvent(event_from_description(desc["event"]), desc["count"], name=name)
+            return ev.SelfComposedEvent(event_from_description(desc["event"]), desc["count"], name=name)
         if kind == "composition":
-            return ComposedEvent(name=name, events=tuple(event_from_description(e) for e in desc["events"]))
+            return ev.ComposedEvent(name=name, events=tuple(event_from_description(e) for e in desc["events"]))
         if kind == "overlapping_parallel_composition":
-            return OverlappingParallelEvent(
+            return ev.OverlappingParallelEvent(
                 name=name, branch=event_from_description(desc["branch"]), num_branches=desc["num_branches"],
                 max_branches_per_unit=desc["max_branches_per_unit"],
             )
@@ -89,22 +78,22 @@ def event_from_description(desc: dict[str, Any]) -> PrivacyEvent:
     raise ReportMismatchError(f"mechanism `{name}` has an unknown kind {kind!r}.")
 
 
-def _check_description(desc: dict[str, Any], event: PrivacyEvent) -> None:
+def _check_description(desc: dict[str, Any], event: ev.PrivacyEvent) -> None:
     """Every stated rho / delta (and multiplier) in ``desc`` equals the event's, recursively."""
     for key, value in (("rho", event.rho), ("delta", event.delta)):
         if key in desc and not _close(desc[key], value):
             raise ReportMismatchError(
                 f"mechanism `{event.name}` states {key}={desc[key]!r} but its parameters give {key}={value!r}."
             )
-    if isinstance(event, OverlappingParallelEvent):
+    if isinstance(event, ev.OverlappingParallelEvent):
         if desc.get("multiplier", event.multiplier) != event.multiplier:
             raise ReportMismatchError(
                 f"mechanism `{event.name}` states multiplier {desc.get('multiplier')!r}; min(L, branches) is {event.multiplier}."
             )
         _check_description(desc["branch"], event.branch)
-    elif isinstance(event, SelfComposedEvent):
+    elif isinstance(event, ev.SelfComposedEvent):
         _check_description(desc["event"], event.event)
-    elif isinstance(event, ComposedEvent):
+    elif isinstance(event, ev.ComposedEvent):
         for sub_desc, sub in zip(desc["events"], event.events):
             _check_description(sub_desc, sub)
 

@@ -32,18 +32,6 @@ from typing import Any, ClassVar
 from dpsynrag.data.io import DataFileNotFoundError, Document, read_jsonl
 from dpsynrag.errors import ConfigError, DataError
 
-__all__ = [
-    "Query",
-    "Task",
-    "available_tasks",
-    "find_shared_dir",
-    "get_task",
-    "read_query_file",
-    "register_task",
-    "resolve_data_dir",
-    "support_bucket_label",
-]
-
 SHARED_DIR_NAME = "shared"
 
 

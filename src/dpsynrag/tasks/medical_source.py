@@ -21,13 +21,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from dpsynrag.data.io import write_jsonl_atomic
+from dpsynrag.data.io import atomic_write, write_jsonl_atomic
 from dpsynrag.errors import ConfigError, DataError
 
 __all__ = [
@@ -380,17 +379,5 @@ def _load_json(folder: Path, name: str, kind: type) -> Any:
 
 
 def _write_bytes_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    with atomic_write(path, binary=True) as handle:
+        handle.write(data)

@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from dpsynrag.data.io import as_documents  # noqa: F401  (re-exported for the baselines)
+from dpsynrag.pipeline.run import NOT_FOR_RELEASE_NOTE
 from dpsynrag.errors import ConfigError, InfeasibleBudgetError
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.conversions import epsilon_from_rho, rho_from_epsilon
@@ -25,7 +25,6 @@ SAFETY = 1e-10
 # another order differ by a few ulps).
 BUDGET_RTOL = 1e-9
 
-NOT_FOR_RELEASE_NOTE = "seeded randomness: reproducible output, NOT FOR RELEASE"
 
 
 def resolve_task(task):

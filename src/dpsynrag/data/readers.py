@@ -1,0 +1,210 @@
+"""Row readers of the document file formats of :mod:`dpsynrag.data.io`: JSON lines (or one JSON
+array in a ``.json`` file), CSV and Parquet. Each yields ``(row_index, where, row)`` with ``where`` a
+human-readable location, and raises :class:`~dpsynrag.errors.DataError` as that module describes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from dpsynrag.errors import DataError
+
+JSONL_EXTENSIONS = (".jsonl", ".ndjson", ".json")
+CSV_EXTENSIONS = (".csv",)
+PARQUET_EXTENSIONS = (".parquet", ".pq")
+SUPPORTED_EXTENSIONS: tuple[str, ...] = JSONL_EXTENSIONS + CSV_EXTENSIONS + PARQUET_EXTENSIONS
+"""File extensions :func:`~dpsynrag.data.io.load_documents` accepts (lower-case comparison)."""
+
+
+def iter_rows(file: Path, text_field: str, id_field: str | None) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
+    """The rows of ``file`` by the reader of its extension (one of :data:`SUPPORTED_EXTENSIONS`);
+    Parquet reads only the ``text_field`` and ``id_field`` columns."""
+    suffix = file.suffix.lower()
+    if suffix in JSONL_EXTENSIONS:
+        return iter_json_rows(file)
+    if suffix in CSV_EXTENSIONS:
+        return iter_csv_rows(file)
+    return iter_parquet_rows(file, text_field, id_field)
+
+
+def _starts_with_bracket(handle) -> bool:
+    """True when the first byte of ``handle`` that is not ASCII whitespace is ``[`` (reads only up to it)."""
+    while chunk := handle.read(1 << 16):
+        stripped = chunk.lstrip()
+        if stripped:
+            return stripped[:1] == b"["
+    return False
+
+
+def iter_json_rows(file: Path, *, allow_array: bool = True) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
+    """The objects of a JSON-lines file (blank lines skipped), or of one JSON array in a ``.json`` file
+    when ``allow_array``."""
+    # JSON lines are read one line at a time (memory: one row); a .json file holding one array is parsed whole
+    with open(file, "rb") as handle:
+        if allow_array and file.suffix.lower() == ".json" and _starts_with_bracket(handle):
+            handle.seek(0)
+            yield from _iter_json_array(file, handle.read())
+            return
+        handle.seek(0)
+        yield from _iter_json_lines(file, handle)
+
+
+def _iter_json_lines(file: Path, handle) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
+    row_index = 0
+    offset = 0
+    for line_no, raw in enumerate(handle, start=1):  # binary lines end at b"\n" only
+        line_offset = offset
+        offset += len(raw)
+        if raw.endswith(b"\n"):
+            raw = raw[:-1]
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DataError(
+                f"{file.name}, line {line_no}: invalid UTF-8 at byte {exc.start} of the line "
+                f"(byte {line_offset + exc.start} of the file): {exc.reason}. Hint: re-encode the file as UTF-8."
+            ) from None
+        if line_no == 1 and line.startswith("\ufeff"):
+            line = line[1:]
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(
+                f"{file.name}, line {line_no}: malformed JSON at column {exc.colno}: {exc.msg}. "
+                "Hint: each line must be one JSON object."
+            ) from None
+        if not isinstance(row, dict):
+            raise DataError(f"{file.name}, line {line_no}: each line must be a JSON object, found {type(row).__name__}.")
+        yield row_index, f"line {line_no} (row {row_index})", row
+        row_index += 1
+
+
+def _iter_json_array(file: Path, data: bytes) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line_no = data.count(b"\n", 0, exc.start) + 1
+        raise DataError(
+            f"{file.name}, line {line_no}: invalid UTF-8 at byte {exc.start} of the file: {exc.reason}. "
+            "Hint: re-encode the file as UTF-8."
+        ) from None
+    try:
+        rows = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            f"{file.name}, line {exc.lineno}: malformed JSON at column {exc.colno}: {exc.msg}."
+        ) from None
+    for row_index, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise DataError(
+                f"{file.name}, row {row_index}: each array element must be a JSON object, found {type(row).__name__}."
+            )
+        yield row_index, f"row {row_index}", row
+
+
+def _csv_utf8_error(file: Path) -> DataError:
+    """The error for the first invalid UTF-8 byte of ``file`` (found by reading it again line by line:
+    a multi-byte character never spans a newline byte, so each line decodes on its own)."""
+    offset = 0
+    with open(file, "rb") as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return DataError(
+                    f"{file.name}, line {line_no}: invalid UTF-8 at byte {exc.start} of the line "
+                    f"(byte {offset + exc.start} of the file): {exc.reason}. Hint: re-encode the file as UTF-8."
+                )
+            offset += len(raw)
+    return DataError(f"{file.name}: invalid UTF-8. Hint: re-encode the file as UTF-8.")  # pragma: no cover
+
+
+def iter_csv_rows(file: Path) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
+    """The rows of a UTF-8 CSV file with a header row, as ``{column: value}`` (blank lines skipped)."""
+    _raise_csv_field_limit()
+    with open(file, "rb") as raw:
+        # read one line at a time (memory: one row); newline="" keeps line ends as the csv module needs
+        text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
+        try:
+            yield from _iter_csv_text(file, text)
+        except UnicodeDecodeError:
+            raise _csv_utf8_error(file) from None
+
+
+def _iter_csv_text(file: Path, text) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
+    # strict: a quote that never closes is an error, not a field that swallows the following rows
+    # (which would merge several documents, and several privacy units, into one)
+    reader = csv.reader(text, strict=True)
+    try:
+        header = next(reader)
+    except StopIteration:
+        return
+    except csv.Error as exc:
+        raise DataError(f"{file.name}, line {reader.line_num}: malformed CSV header: {exc}.") from None
+    header = [name.strip() for name in header]
+    row_index = 0
+    while True:
+        start = reader.line_num + 1
+        try:
+            values = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            if "unexpected end of data" in str(exc):
+                raise DataError(
+                    f"{file.name}, line {start}: a quoted field opened in the row starting here is never closed "
+                    "(runs to the end of the file). Hint: close the quote, or double quotes inside a quoted field."
+                ) from None
+            raise DataError(f"{file.name}, line {reader.line_num}: malformed CSV: {exc}.") from None
+        if not values:
+            continue  # blank line
+        if len(values) != len(header):
+            raise DataError(
+                f"{file.name}, line {reader.line_num} (row {row_index}): expected {len(header)} columns "
+                f"({', '.join(header)}), found {len(values)}. Hint: quote fields that contain commas."
+            )
+        yield row_index, f"line {reader.line_num} (row {row_index})", dict(zip(header, values))
+        row_index += 1
+
+
+def iter_parquet_rows(
+    file: Path, text_field: str, id_field: str | None
+) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
+    """The ``text_field`` (and ``id_field``) values of a Parquet file's rows, read in batches of 8,192."""
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(file)
+    except Exception as exc:  # pyarrow raises ArrowInvalid / OSError for non-Parquet content
+        raise DataError(f"{file.name}: not a readable Parquet file: {exc}.") from None
+    available = list(parquet.schema_arrow.names)
+    wanted = [text_field] + ([id_field] if id_field is not None else [])
+    for name in wanted:
+        if name not in available:
+            raise DataError(
+                f"{file.name}: missing field {name!r} (row 0); available fields: {', '.join(available)}."
+            )
+    row_index = 0
+    for batch in parquet.iter_batches(columns=list(dict.fromkeys(wanted)), batch_size=8192):
+        columns = {name: batch.column(name).to_pylist() for name in dict.fromkeys(wanted)}
+        for i in range(batch.num_rows):
+            yield row_index, f"row {row_index}", {name: values[i] for name, values in columns.items()}
+            row_index += 1
+
+
+def _raise_csv_field_limit() -> None:
+    limit = sys.maxsize
+    while True:
+        try:
+            csv.field_size_limit(limit)
+            return
+        except OverflowError:
+            limit //= 10

@@ -1,0 +1,239 @@
+"""What a method is (issue 13): a name, a label, a config type, its own command-line options, a privacy
+plan, and either a corpus generator (run once, answers free) or an online answerer.
+
+:class:`CorpusMethod` subclasses implement :meth:`CorpusMethod.generate` inside a shared
+:class:`~dpsynrag.pipeline.run.BuildRun`; :class:`OnlineMethod` subclasses implement
+:meth:`OnlineMethod.answerer`. Register an instance with :func:`dpsynrag.methods.register`: ``build``,
+``budget``, ``query``, ``eval`` and the report then know it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from dpsynrag.errors import ConfigError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dpsynrag.corpus import SyntheticCorpus
+    from dpsynrag.pipeline.run import BuildRun
+    from dpsynrag.privacy.report import PrivacyReport
+
+
+@dataclass(frozen=True)
+class Option:
+    """One command-line option of a method (``dpsynrag build`` / ``budget``), mapped to a config field.
+
+    Attributes:
+        flag: the flag as typed, e.g. ``"--num-batches"``.
+        field: the config field it sets (or, with ``build_only``, the keyword of :meth:`CorpusMethod.build`).
+        type: ``int``, ``float``, ``str`` or ``bool`` (a switch).
+        help: one line for ``--help``; say the default.
+        value: for a switch: the field's value when the switch is typed (e.g. ``False`` for
+            ``--no-outlier-removal`` on ``outlier_removal``).
+        build_only: not a config field but an option of the build run (``--resume``, ``--ray``); not
+            offered by ``budget``.
+    """
+
+    flag: str
+    field: str
+    type: type
+    help: str
+    value: Any = True
+    build_only: bool = False
+
+    @property
+    def param(self) -> str:
+        """The Python parameter name of the flag (``--num-batches`` -> ``num_batches``)."""
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+def _resolve(path: str) -> Any:
+    """The object named by ``"package.module:attribute"``, imported now (so that listing methods never
+    imports a method's heavy module)."""
+    module, _, attribute = path.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+class Method:
+    """A method of the library. Subclass :class:`CorpusMethod` or :class:`OnlineMethod`.
+
+    Class attributes:
+        name: the name users type (``--method``, ``--methods``), lower case with dashes.
+        label: the name in reports and tables.
+        kind: ``"corpus"`` or ``"online"``.
+        dp: whether its output is differentially private (False: Non-RAG, which reads no private data,
+            and RAG without DP).
+        retrieves: whether it answers from top-k retrieved texts (their context recall is scored).
+        options: its own command-line options (see :class:`Option`).
+        help: one line for ``--help`` listings.
+        ablation: an evaluation-only variant of another method (not offered by ``build``/``budget``).
+        reads_private: whether it reads the private documents at all (False: Non-RAG).
+        epsilon_field: the config field that ``--epsilon`` sets (DP-RAG: ``epsilon_per_query``).
+        private_prompts: whether its answering prompts hold private documents or need the model's
+            logits (RAG, DP-RAG): such a method cannot answer through an external endpoint.
+        config_class: ``"module:attribute"`` of its config class, imported when first needed (None: no
+            config); or override :attr:`config_type`.
+    """
+
+    name: ClassVar[str]
+    label: ClassVar[str]
+    kind: ClassVar[str]
+    dp: ClassVar[bool] = True
+    retrieves: ClassVar[bool] = False
+    options: ClassVar[tuple[Option, ...]] = ()
+    help: ClassVar[str] = ""
+    ablation: ClassVar[bool] = False
+    reads_private: ClassVar[bool] = True
+    epsilon_field: ClassVar[str] = "epsilon"
+    private_prompts: ClassVar[bool] = False
+    config_class: ClassVar[str | None] = None
+
+    @property
+    def config_type(self) -> type | None:
+        """The method's frozen pydantic config class (None: no config, e.g. Non-RAG)."""
+        return None if self.config_class is None else _resolve(self.config_class)
+
+    def make_config(self, **fields: Any):
+        """The method's config from ``fields`` (validated by pydantic).
+
+        Raises:
+            ConfigError: the method has no config. pydantic.ValidationError: a bad or unknown field.
+        """
+        if self.config_type is None:
+            raise ConfigError(f"method {self.name} has no configuration.")
+        return self.config_type(**fields)
+
+    def plan(self, config) -> "PrivacyReport":
+        """The privacy plan of ``config`` (its guarantee, fixed before any data is read), for ``budget``
+        and reports. Raises InfeasibleBudgetError when the target cannot pay."""
+        from dpsynrag.privacy.report import PrivacyReport
+
+        cal = config.calibrate()
+        return PrivacyReport.from_plan(cal.plan(), delta=config.delta, parameters=cal.to_dict())
+
+    def eval_label(self, epsilon: float | None) -> str:
+        """The label of a result row at ``epsilon`` (None: no ε)."""
+        return self.label if epsilon is None else f"{self.label} (ε={epsilon:g})"
+
+    def eval_params(self, preset, epsilon: float | None) -> dict[str, Any]:
+        """The method's parameters under an evaluation preset (default: ``preset.params[name]``, else none)."""
+        return dict(preset.params.get(self.name, {}))
+
+    def self_filters(self, preset) -> bool:
+        """Whether, under ``preset``, the method self-filters with the task's prompt (default: no)."""
+        return False
+
+    def eval_privacy(self, harness, spec, answer_info: dict, corpus) -> dict[str, Any]:
+        """The privacy fields of a result row (default: the corpus's report)."""
+        report = corpus.privacy_report
+        return {"epsilon": report.epsilon, "epsilon_tight": report.epsilon_tight, "delta": report.delta,
+                "rho": report.rho_total, "secure_randomness": report.secure_randomness}
+
+
+class CorpusMethod(Method):
+    """A method that builds a synthetic corpus once (its ε paid then); answers are post-processing.
+
+    Class attributes (besides :class:`Method`'s):
+        generator: ``"module:function"`` of ``function(run, **build_options)``, imported when a build
+            starts; or override :meth:`generate`.
+    """
+
+    kind: ClassVar[str] = "corpus"
+    retrieves: ClassVar[bool] = True
+    generator: ClassVar[str | None] = None
+
+    def generate(self, run: "BuildRun", **build_options: Any) -> "SyntheticCorpus":
+        """Read the private documents of ``run`` through mechanisms and write the corpus
+        (``run.finish``). Called inside ``with run:``. ``build_options``: the method's ``build_only``
+        options that were given. Default: the :attr:`generator` function."""
+        if self.generator is None:
+            raise NotImplementedError(f"method {self.name}: set `generator` or override generate().")
+        return _resolve(self.generator)(run, **build_options)
+
+    def build(self, documents, out_dir, config, *, lm=None, embedder=None, text_field: str = "text",
+              id_field: str | None = None, overwrite: bool = False, progress: bool = False, ledger=None,
+              **build_options: Any) -> "SyntheticCorpus":
+        """Build a corpus: a :class:`~dpsynrag.pipeline.run.BuildRun` around :meth:`generate`.
+
+        Args:
+            documents: the private collection (Documents, strings, or a JSONL/CSV/Parquet path).
+            out_dir: the corpus folder to create (must not exist unless ``overwrite``).
+            config: the method's config (an instance of :attr:`config_type`).
+            lm, embedder: loaded models (else loaded from ``config.model`` / ``config.embedder``).
+            text_field, id_field: fields of a file input.
+            overwrite: replace an existing folder (only once the new build has succeeded).
+            progress: show progress bars.
+            ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger` (``--ledger``): checked before any
+                model loads, recorded just before the first draw (see
+                :func:`~dpsynrag.pipeline.build.build_corpus`).
+            build_options: the method's ``build_only`` options (:class:`Option`).
+
+        Returns:
+            The :class:`~dpsynrag.corpus.SyntheticCorpus`, manifest ``method`` = :attr:`name`.
+
+        Raises:
+            TypeError: a keyword that is not one of the method's ``build_only`` options (before anything
+                runs). ConfigError: ``config`` is not the method's config type; bad parameters.
+            DataError: unusable input. FileExistsError: ``out_dir`` exists and ``overwrite`` is False.
+        """
+        from dpsynrag.pipeline.run import BuildRun
+
+        unknown = sorted(set(build_options) - {o.field for o in self.options if o.build_only})
+        if unknown:
+            raise TypeError(f"build of method {self.name} got unexpected keyword argument(s): {', '.join(unknown)}")
+        if self.config_type is not None and not isinstance(config, self.config_type):
+            raise ConfigError(f"`config` must be a {self.config_type.__name__}. Found {type(config).__name__}.")
+        run = BuildRun(self.name, documents, out_dir, config, lm=lm, embedder=embedder, text_field=text_field,
+                       id_field=id_field, overwrite=overwrite, progress=progress, ledger=ledger,
+                       prepare=lambda cal: self.prepare(config))
+        with run:
+            return self.generate(run, **build_options)
+
+    def prepare(self, config) -> Any:
+        """Checks and public values a build needs before it reads any document (``run.prepared``)."""
+        return None
+
+    def self_filters(self, preset) -> bool:
+        params = self.eval_params(preset, None)
+        return bool(params.get("self_filter", True)) and not params.get("filter_prompt")
+
+    def eval_config(self, harness, spec):
+        """The config of an evaluation run: the run's ε, δ, task, seed and models, then ``spec.params``.
+        Returns ``(config, note)`` (note: a string said in the report, or None)."""
+        accepted = set(self.config_type.model_fields) if self.config_type is not None else set()
+        fields = {"epsilon": spec.epsilon, "delta": harness.config.preset.delta}
+        for name, value in (("task", harness.data.task.name), ("seed", harness.config.preset.seed),
+                            ("model", harness.config.model), ("embedder", harness.config.embedder)):
+            if name in accepted:
+                fields[name] = value
+        fields.update(spec.params)
+        unknown = sorted(set(fields) - accepted)
+        if unknown:
+            raise ConfigError(f"{self.config_type.__name__} has no field(s) {', '.join(unknown)}; "
+                              f"fields: {', '.join(sorted(accepted))}.")
+        return self.make_config(**fields), None
+
+    def eval_corpus(self, harness, spec, folder) -> tuple["SyntheticCorpus", str | None]:
+        """Build the corpus of an evaluation run into ``folder``; returns ``(corpus, note)``."""
+        config, note = self.eval_config(harness, spec)
+        corpus = self.build(harness.data.documents, folder, config, lm=harness.lm, embedder=harness.embedder,
+                            overwrite=True, progress=harness.progress)
+        return corpus, note
+
+
+class OnlineMethod(Method):
+    """A method that answers each question itself (Non-RAG, RAG, DP-RAG: ε per query when private)."""
+
+    kind: ClassVar[str] = "online"
+
+    def answerer(self, harness, spec) -> tuple[Callable[[Sequence], list], Callable[[], dict | None]]:
+        """``(answer_fn, finish)`` for an evaluation run: ``answer_fn(queries)`` returns one answer per
+        query (a string, or a :class:`~dpsynrag.rag.Answer` with its context); ``finish()`` returns
+        what the answering spent (DP-RAG), or None."""
+        raise NotImplementedError
+
+    def eval_privacy(self, harness, spec, answer_info: dict, corpus) -> dict[str, Any]:
+        return {"epsilon": 0.0, "note": "no private data used"}

@@ -1,0 +1,42 @@
+"""The configuration base every corpus method's config extends (issue 13): the fields every build has.
+
+A method's config is a frozen pydantic model that refuses unknown fields, NaN and infinities. Fields
+here: the target (ε, δ) and its ρ → ε conversion, the models, the seed (None: cryptographically secure
+randomness; an integer: reproducible output that is NOT for release), the public task and self-filter,
+and the cut applied to every private document.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class CorpusConfig(BaseModel):
+    """Fields shared by every corpus method's config.
+
+    Attributes:
+        epsilon: target ε > 0 of the whole build. delta: target δ in (0, 1).
+        conversion: the ρ → (ε, δ) conversion used to calibrate: ``"bun-steinke"`` (Bun & Steinke 2016,
+            Prop. 1.3) or ``"cks"`` (Canonne, Kamath & Steinke 2020, Prop. 12; tighter).
+        model, embedder: language model and embedder (hub id, folder, file; None: the offline defaults).
+        seed: None (secure randomness) or an integer >= 0 (reproducible, NOT for release).
+        task: the public task (its self-filter and answer prompts), e.g. ``"medical"``.
+        self_filter: keep only texts the model judges relevant to the task (post-processing).
+        filter_prompt: a self-filter template with ``{document}`` (instead of the task's).
+        max_document_tokens: every private document is cut to this many tokens (>= 8).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    epsilon: float = Field(gt=0)
+    delta: float = Field(gt=0, lt=1)
+    conversion: Literal["bun-steinke", "cks"] = "bun-steinke"
+    model: Optional[str] = None
+    embedder: Optional[str] = None
+    seed: Optional[int] = Field(None, ge=0)
+    task: Optional[str] = None
+    self_filter: bool = True
+    filter_prompt: Optional[str] = None
+    max_document_tokens: int = Field(256, ge=8)

@@ -1,0 +1,154 @@
+"""Loading a causal language model: the torch device and dtype from user settings, whether a model
+name that does not exist on disk was meant as a local path (shared with the embedder), and the
+loading of a hub id, model folder, GGUF file or the offline default.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+from pathlib import Path
+
+import torch
+
+from dpsynrag.errors import ConfigError, ModelLoadError
+from dpsynrag.models import _defaults
+from dpsynrag.threads import configure_threads
+
+logger = logging.getLogger(__name__)
+
+_DTYPES = {
+    "float32": torch.float32,
+    "fp32": torch.float32,
+    "float": torch.float32,
+    "bfloat16": torch.bfloat16,
+    "bf16": torch.bfloat16,
+    "float16": torch.float16,
+    "fp16": torch.float16,
+    "half": torch.float16,
+}
+
+def resolve_device(device: str | torch.device | None) -> torch.device:
+    """``device`` as a torch.device; None picks ``cuda`` when available, else ``cpu``.
+
+    Raises:
+        ConfigError: on an unknown device string or an unavailable CUDA device.
+    """
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ConfigError(f"`device` must be a torch device such as 'cpu' or 'cuda:0'. Found {device!r}.") from exc
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"`device` is {device!r} but CUDA is not available on this machine; use 'cpu'.")
+    return dev
+
+
+def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
+    """``dtype`` as a floating torch.dtype; None picks float32 on CPU and bfloat16 on CUDA (float16
+    where the GPU has no bfloat16).
+
+    Raises:
+        ConfigError: on an unknown name or a non-floating dtype.
+    """
+    if dtype is None:
+        if device.type == "cuda":
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float32
+    if isinstance(dtype, torch.dtype):
+        if not dtype.is_floating_point:
+            raise ConfigError(f"`dtype` must be a floating-point dtype. Found {dtype}.")
+        return dtype
+    if isinstance(dtype, str) and dtype.lower().removeprefix("torch.") in _DTYPES:
+        return _DTYPES[dtype.lower().removeprefix("torch.")]
+    raise ConfigError(f"`dtype` must be one of {sorted(_DTYPES)} or a torch.dtype. Found {dtype!r}.")
+
+
+def looks_like_path(text: str) -> bool:
+    """Whether a string that does not exist on disk was meant as a local path rather than a hub id."""
+    if text.startswith(("/", "./", "../", "~", "\\")) or (len(text) > 1 and text[1] == ":"):
+        return True
+    if text.lower().endswith((".gguf", ".safetensors", ".bin", ".pt", ".json")):
+        return True
+    return text.count("/") > 1 or "\\" in text
+
+
+# Files that mark a folder as a transformers model folder.
+_MODEL_FILES = ("config.json",)
+
+
+def load_language_model(build, model: str | os.PathLike | None, *, device: str | None,
+                        dtype: str | torch.dtype | None):
+    """A causal LM and its tokenizer loaded as :meth:`~dpsynrag.models.lm.LanguageModel.load`
+    documents (arguments and errors there), wrapped by ``build(model, tokenizer, name=...)``."""
+    dev = resolve_device(device)
+    dt = resolve_dtype(dtype, dev)
+    configure_threads()  # once per process: the cores free to it (dpsynrag.threads)
+    if model is None:
+        return _load_default(build, dev, dt)
+    if isinstance(model, os.PathLike) or (isinstance(model, str) and (os.path.exists(os.path.expanduser(model))
+                                                                      or looks_like_path(model))):
+        path = Path(os.path.expanduser(os.fspath(model)))
+        if not path.exists():
+            raise ModelLoadError(f"`model` (--model) path {str(path)!r} does not exist.")
+        if path.is_file():
+            if path.suffix.lower() != ".gguf":
+                raise ModelLoadError(
+                    f"`model` {str(path)!r} is a file but not a GGUF file (*.gguf); pass a model folder "
+                    "(with config.json), a .gguf file or a hub id."
+                )
+            return _from_pretrained(build, str(path.parent), dev, dt, name=str(path), gguf_file=path.name)
+        if not any((path / f).is_file() for f in _MODEL_FILES):
+            raise ModelLoadError(
+                f"`model` folder {str(path)!r} is not a transformers model folder (no config.json)."
+            )
+        return _from_pretrained(build, str(path), dev, dt, name=str(path))
+    if not isinstance(model, str) or not model.strip():
+        raise ModelLoadError(f"`model` must be a hub id, a path or None. Found {model!r}.")
+    from dpsynrag.models.hub import local_files_only
+
+    offline = local_files_only(model, what="language model", flag="--model")  # fails at once if it cannot load
+    return _from_pretrained(build, model, dev, dt, name=model, local_files_only=offline)
+
+
+def _from_pretrained(build, source: str, device: torch.device, dtype: torch.dtype, *, name: str,
+                     gguf_file: str | None = None, local_files_only: bool = False):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    extra = {"gguf_file": gguf_file} if gguf_file else {}
+    if local_files_only:
+        extra["local_files_only"] = True
+    # On an accelerator, load the weights straight onto it (no full copy in host memory).
+    placement = {"device_map": {"": str(device)}} if device.type != "cpu" else {}
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, **extra)
+        model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **extra, **placement)
+    except Exception as exc:  # noqa: BLE001 - transformers raises many types; all mean "cannot load"
+        raise ModelLoadError(
+            f"could not load a causal language model from {name!r}: {type(exc).__name__}: {exc}"
+        ) from exc
+    model.to(device)
+    return build(model, tokenizer, name=name)
+
+
+def _load_default(build, device: torch.device, dtype: torch.dtype):
+    target = _defaults.smollm2_cache_dir()
+    name = _defaults.smollm2_name()
+    if not target.is_dir():
+        start = time.perf_counter()
+        logger.info("converting the offline default model once into %s", target)
+        _defaults.convert_gguf_to_safetensors(_defaults.smollm2_gguf_path(), target)
+        logger.info("converted in %.1f s", time.perf_counter() - start)
+    try:
+        lm = _from_pretrained(build, str(target), device, dtype, name=name)
+    except ModelLoadError:
+        # A damaged cache folder (e.g. edited by hand): move it away and convert again.
+        broken = target.with_name(target.name + f".broken-{os.getpid()}")
+        os.rename(target, broken)
+        shutil.rmtree(broken, ignore_errors=True)
+        _defaults.convert_gguf_to_safetensors(_defaults.smollm2_gguf_path(), target)
+        lm = _from_pretrained(build, str(target), device, dtype, name=name)
+    return lm

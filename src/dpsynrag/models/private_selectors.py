@@ -1,0 +1,323 @@
+"""The private-prediction selectors of :func:`~dpsynrag.models.decoding.decode` (METHOD.md §2d):
+
+* :class:`PaperSelector` — ``"paper"``: DP-SynRAG's private prediction, Σ Grislain-clipped member
+  logits (+ ω · public log-probabilities when a public prompt is given);
+* :class:`PublicPriorSelector` — ``"public-prior"``: the paper's sum plus ω · log_softmax of a public
+  prompt's logits (ω = 1 by default);
+* :class:`InvisibleInkSelector` — ``"invisibleink"``: λ · public log-probabilities plus Σ of each
+  member's difference to them clipped to [−c, c] (InvisibleInk, Vinod, Pillutla & Thakurta,
+  NeurIPS 2025, arXiv 2507.02974), optionally restricted to a top-k⁺ candidate set computed from the
+  public logits only.
+
+The private selectors are exponential mechanisms over the real vocabulary; each charges its group's
+accountant PrivatePredictionTokenEvent(c, τ) — (c/τ)²/2 zCDP — per token *before* drawing, at every
+one of the T steps, whether the group is empty, still running or already ended (the draw is then
+discarded). Nothing they compute depends on a cluster's size except through the sum over members.
+
+Floating point: each member's term lies in [−c, c] exactly (c rounded down to float32), but z is
+accumulated in float32, so a coordinate may move by c plus the rounding of the sums (at most
+γ_n · Σ|terms|, γ_n ≈ n · 2⁻²⁴ for n terms; tests/test_decoding.py checks exactly that bound). Like
+every floating-point implementation of the exponential mechanism, the accounting does not cover
+that rounding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+import torch
+
+from dpsynrag.checks import check_int, check_real
+from dpsynrag.errors import ConfigError
+from dpsynrag.models.decoding import RowLayout, Selector
+from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.privacy.mechanisms import clip_logit_differences, clip_logits, sample_private_tokens
+from dpsynrag.rng import RandomSource
+
+DECODINGS = ("paper", "public-prior", "invisibleink")
+"""Names of the private decoding variants (``BuildConfig.decoding``, ``dpsynrag build --decoding``)."""
+
+# Rows clipped together: bounds the float32 temporaries of clipping to ~CLIP_ROWS x vocab x 4 B each.
+_CLIP_ROWS = 64
+
+
+class PrivateSelector(Selector):
+    """Base of the private-prediction selectors: z = :meth:`scores`, y ~ softmax(z / τ).
+
+    The draw goes through :func:`~dpsynrag.privacy.mechanisms.sample_private_tokens`, which charges
+    every group's accountant PrivatePredictionTokenEvent(c, τ) — (c/τ)²/2 zCDP — before drawing. An
+    ended group's z is set to 0 (its draw is discarded, its token still charged). A group without any
+    row (an empty cluster with no public prompt) has z = 0: uniform over the real vocabulary.
+
+    Args:
+        vocab_size: the tokenizer's vocabulary size; logit columns at or beyond it are padding of the
+            output layer and are dropped before anything else (a data-independent mask).
+        clip: c > 0. temperature: τ > 0.
+        random: randomness of the draws (a :class:`~dpsynrag.rng.SecureRandom` for release): one
+            source for every group, or one per group (each cluster's own named stream: its tokens
+            then do not depend on the other groups of the batch).
+        accountants: one accountant per group (the clusters' branch accountants); may be empty for
+            :meth:`scores` alone.
+    """
+
+    private: ClassVar[bool] = True
+    name: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        *,
+        clip: float,
+        temperature: float,
+        random: RandomSource | Sequence[RandomSource],
+        accountants: Sequence[ZCDPAccountant] = (),
+    ):
+        self.vocab_size = check_int("vocab_size", vocab_size)
+        self.clip = check_real("clip", clip, above=0.0)
+        self.temperature = check_real("temperature", temperature, above=0.0)
+        if not isinstance(random, RandomSource) and (
+            isinstance(random, (str, bytes)) or not isinstance(random, Sequence)
+            or not all(isinstance(r, RandomSource) for r in random)
+        ):
+            raise ConfigError(
+                f"`random` must be a dpsynrag.rng.RandomSource or one per group. Found {type(random).__name__}."
+            )
+        self.random = random if isinstance(random, RandomSource) else list(random)
+        self.accountants = list(accountants)
+
+    def scores(self, logits: torch.Tensor, layout: RowLayout) -> torch.Tensor:
+        """z ``[n_groups, vocab_size]`` (float32, CPU) from the rows' logits ``[rows, model_vocab]``.
+
+        **Not private**: z is raw private data; only :meth:`select` may release anything from it.
+        """
+        raise NotImplementedError
+
+    def select(self, logits, layout, finished):
+        if logits is None:
+            z = torch.zeros((layout.n_groups, self.vocab_size), dtype=torch.float32)
+        else:
+            z = self.scores(logits, layout)
+        done = np.flatnonzero(finished)
+        if done.size:
+            z[torch.as_tensor(done)] = 0.0  # an ended text: charged, draw discarded
+        return sample_private_tokens(
+            z, clip=self.clip, temperature=self.temperature, accountants=self.accountants, random=self.random
+        )
+
+    def describe(self) -> dict:
+        """The variant and its public parameters, for manifests and privacy reports."""
+        return {"decoding": self.name, "clip": self.clip, "temperature": self.temperature}
+
+
+class PaperSelector(PrivateSelector):
+    """``"paper"``: DP-SynRAG's private prediction (METHOD.md §2d; DP-SynRAG §3.3, App. B; clipping from
+    Grislain, arXiv 2412.19291).
+
+        z = Σ_{d ∈ S} clip_c(l_d)  (+ ω · log_softmax(l_pub) when ω > 0),   y ~ softmax(z / τ),
+
+    with l_d a member's next-token logits on the real vocabulary, clip_c
+    :func:`~dpsynrag.privacy.mechanisms.clip_logits` (Grislain's centred exp-logits, every coordinate
+    in [−c, c] after float32 rounding), l_pub the logits of the public prompt (no private document)
+    with the same generated suffix. In float32: the clipped rows are summed first, then the public
+    term is added — today's decoder, bit for bit.
+
+    Sensitivity: adding or removing one member d changes z by clip_c(l_d) ∈ [−c, c]^V (the public
+    term is the same on both sides: it reads only the public prompt and the released suffix).
+
+    Cost: for any tokens a, b the log-probability ratio of the two neighbours differs by
+    ((z'_a − z_a) − (z'_b − z_b))/τ ∈ [−2c/τ, 2c/τ]: a 2c/τ-bounded-range exponential mechanism
+    (Durfee & Rogers 2019), hence (2c/τ)²/8 = (c/τ)²/2 zCDP per token (Cesar & Rogers 2021, Lemma 3.2):
+    PrivatePredictionTokenEvent(c, τ). The T tokens of a cluster compose adaptively: T (c/τ)²/2.
+
+    Args:
+        public_weight: ω >= 0 (0: no public term and no public row; the default).
+        Others: as :class:`PrivateSelector`.
+    """
+
+    name: ClassVar[str] = "paper"
+
+    def __init__(self, vocab_size: int, *, clip: float, temperature: float, random: RandomSource | Sequence[RandomSource],
+                 accountants: Sequence[ZCDPAccountant] = (), public_weight: float = 0.0):
+        super().__init__(vocab_size, clip=clip, temperature=temperature, random=random, accountants=accountants)
+        self.public_weight = check_real("public_weight", public_weight, at_least=0.0)
+        self.uses_public = self.public_weight > 0
+
+    def scores(self, logits, layout):
+        vocab = self.vocab_size
+        dev = logits.device
+        z = torch.zeros((layout.n_groups, vocab), dtype=torch.float32, device=dev)
+        real = logits[:, :vocab]  # data-independent mask: padding columns of the output layer
+        group = layout.group.to(dev)
+        private = torch.nonzero(~layout.public).flatten().to(dev)
+        for i in range(0, private.numel(), _CLIP_ROWS):
+            idx = private[i : i + _CLIP_ROWS]
+            z.index_add_(0, group[idx], clip_logits(real.index_select(0, idx), self.clip))
+        if self.uses_public:
+            groups, rows = layout.public_rows()
+            if rows.numel():
+                pub = torch.log_softmax(real.index_select(0, rows.to(dev)).float(), dim=-1) * self.public_weight
+                z.index_add_(0, groups.to(dev), pub)
+        return z.cpu()
+
+    def describe(self):
+        return {**super().describe(), "public_weight": self.public_weight}
+
+
+class PublicPriorSelector(PaperSelector):
+    """``"public-prior"``: the paper's sum plus a public prior,
+
+        z = Σ_{d ∈ S} clip_c(l_d) + ω · log_softmax(l_pub),   y ~ softmax(z / τ),
+
+    where l_pub are the next-token logits of a public prompt — by default the task's rephrase
+    instruction rendered with no document — continued by the same released suffix. The prior keeps
+    the text fluent where the members disagree (their clipped sum is then nearly flat).
+
+    Sensitivity and cost: as :class:`PaperSelector` — the prior is computed from public values only,
+    so it is identical for neighbouring clusters and adds nothing to the change of z, which is one
+    clipped vector in [−c, c]^V: 2c/τ-bounded range, (c/τ)²/2 zCDP per token.
+
+    Args:
+        public_weight: ω > 0 (default 1).
+        Others: as :class:`PrivateSelector`.
+    """
+
+    name: ClassVar[str] = "public-prior"
+
+    def __init__(self, vocab_size: int, *, clip: float, temperature: float, random: RandomSource | Sequence[RandomSource],
+                 accountants: Sequence[ZCDPAccountant] = (), public_weight: float = 1.0):
+        if isinstance(public_weight, (int, float)) and not isinstance(public_weight, bool) and public_weight == 0:
+            raise ConfigError("`public_weight` (omega) of the public-prior decoding must be > 0 (use 'paper' for 0).")
+        super().__init__(vocab_size, clip=clip, temperature=temperature, random=random, accountants=accountants,
+                         public_weight=public_weight)
+
+
+class InvisibleInkSelector(PrivateSelector):
+    """``"invisibleink"``: clip only what the private document adds to the public prediction
+    (InvisibleInk's DClip and top-k⁺ sampling; Vinod, Pillutla & Thakurta, NeurIPS 2025,
+    arXiv 2507.02974, §3).
+
+        p_d = log_softmax(l_d),  p_pub = log_softmax(l_pub)            (real vocabulary, float32)
+        z = Σ_{d ∈ S} clip(p_d − p_pub, −c, c) + λ · p_pub              (members summed first)
+        z_v = −inf for v outside the top-k⁺ set (when ``top_k`` is set)
+        y ~ softmax(z / τ)
+
+    l_pub are the logits of the public prompt (by default the rephrase instruction with no document)
+    continued by the released suffix. The logits are normalised to log-probabilities before the
+    difference: a per-row shift that the softmax ignores, but which takes each context's arbitrary
+    logit offset out of the clipped difference. The members are *summed*, never averaged: the
+    cluster's size is private (InvisibleInk divides by its public batch size; here a cluster's size
+    only enters through the sum). A member that agrees with the public prompt adds 0.
+
+    Top-k⁺ candidate set (optional): the k tokens of largest p_pub plus every token whose p_pub is
+    within ``top_k_margin`` of the k-th largest (ties included). It is a function of the public logits
+    only, hence the same for neighbouring clusters. (InvisibleInk's margin 2C covers the private top-k
+    of a *mean* of members clipped at C; for a sum over n members the analogous margin would be 2nc,
+    and n is private, so the margin here is a public parameter.)
+
+    Sensitivity: adding or removing one member d changes z on the candidate set by
+    clip(p_d − p_pub, −c, c) ∈ [−c, c]^V (:func:`~dpsynrag.privacy.mechanisms.clip_logit_differences`,
+    exact after float32 rounding); the public term and the candidate set do not change.
+
+    Cost: on the common support, log-probability ratios of the two neighbours lie in an interval of
+    width 2c/τ: a 2c/τ-bounded-range exponential mechanism, (c/τ)²/2 zCDP per token
+    (Cesar & Rogers 2021, Lemma 3.2) — the same PrivatePredictionTokenEvent(c, τ) as the paper's.
+
+    Args:
+        public_scale: λ >= 0, the weight of the public log-probabilities (default 1).
+        top_k: size k >= 1 of the top-k⁺ candidate set; None (default) samples over the whole vocabulary.
+        top_k_margin: the top-k⁺ margin >= 0 in log-probability (nats; default 0: the top k and ties).
+        Others: as :class:`PrivateSelector`.
+    """
+
+    name: ClassVar[str] = "invisibleink"
+    uses_public = True
+
+    def __init__(self, vocab_size: int, *, clip: float, temperature: float, random: RandomSource | Sequence[RandomSource],
+                 accountants: Sequence[ZCDPAccountant] = (), public_scale: float = 1.0,
+                 top_k: int | None = None, top_k_margin: float = 0.0):
+        super().__init__(vocab_size, clip=clip, temperature=temperature, random=random, accountants=accountants)
+        self.public_scale = check_real("public_scale", public_scale, at_least=0.0)
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1):
+            raise ConfigError(f"`top_k` (top-k+ candidate set) must be an integer >= 1 or None. Found {top_k!r}.")
+        self.top_k = None if top_k is None else int(top_k)
+        self.top_k_margin = check_real("top_k_margin", top_k_margin, at_least=0.0)
+
+    def candidates(self, public_logprobs: torch.Tensor) -> torch.Tensor:
+        """The top-k⁺ candidate set: BoolTensor like ``public_logprobs`` ``[n, vocab]`` (all True when
+        ``top_k`` is None). A function of public values only."""
+        if self.top_k is None:
+            return torch.ones_like(public_logprobs, dtype=torch.bool)
+        k = min(self.top_k, public_logprobs.shape[-1])
+        kth = torch.topk(public_logprobs, k, dim=-1).values[:, -1:]
+        return public_logprobs >= kth - self.top_k_margin
+
+    def scores(self, logits, layout):
+        vocab = self.vocab_size
+        dev = logits.device
+        n = layout.n_groups
+        z = torch.zeros((n, vocab), dtype=torch.float32, device=dev)
+        real = logits[:, :vocab]  # data-independent mask: padding columns of the output layer
+        groups, rows = layout.public_rows()
+        groups, rows = groups.to(dev), rows.to(dev)
+        pub = torch.log_softmax(real.index_select(0, rows).float(), dim=-1)  # [groups with a public row, vocab]
+        pub_of = torch.full((n,), -1, dtype=torch.long, device=dev)
+        pub_of[groups] = torch.arange(groups.numel(), device=dev)
+        group = layout.group.to(dev)
+        private = torch.nonzero(~layout.public).flatten().to(dev)
+        if private.numel() and bool((pub_of[group[private]] < 0).any()):
+            raise ConfigError("internal: the invisibleink decoding needs a public row in every group with members.")
+        for i in range(0, private.numel(), _CLIP_ROWS):
+            idx = private[i : i + _CLIP_ROWS]
+            own = torch.log_softmax(real.index_select(0, idx).float(), dim=-1)
+            diff = clip_logit_differences(own, pub.index_select(0, pub_of[group[idx]]), self.clip)
+            z.index_add_(0, group[idx], diff)
+        if groups.numel():
+            z.index_add_(0, groups, pub * self.public_scale)
+            if self.top_k is not None:
+                sub = z.index_select(0, groups).masked_fill(~self.candidates(pub), float("-inf"))
+                z.index_copy_(0, groups, sub)
+        return z.cpu()
+
+    def describe(self):
+        return {**super().describe(), "public_scale": self.public_scale, "top_k": self.top_k,
+                "top_k_margin": self.top_k_margin}
+
+
+def make_private_selector(
+    decoding: str,
+    vocab_size: int,
+    *,
+    clip: float,
+    temperature: float,
+    random: RandomSource | Sequence[RandomSource],
+    accountants: Sequence[ZCDPAccountant] = (),
+    public_weight: float | None = None,
+    public_scale: float = 1.0,
+    top_k: int | None = None,
+    top_k_margin: float = 0.0,
+) -> PrivateSelector:
+    """The private selector of a decoding variant.
+
+    Args:
+        decoding: ``"paper"``, ``"public-prior"`` or ``"invisibleink"``.
+        public_weight: ω of "paper" (default 0) or "public-prior" (default 1); not used by "invisibleink".
+        public_scale, top_k, top_k_margin: λ and the top-k⁺ set of "invisibleink" only.
+        Others: as :class:`PrivateSelector`.
+
+    Raises:
+        ConfigError: an unknown variant, a parameter of another variant, or a bad value.
+    """
+    common = dict(clip=clip, temperature=temperature, random=random, accountants=accountants)
+    if decoding in ("paper", "public-prior"):
+        if public_scale != 1.0 or top_k is not None or top_k_margin != 0.0:
+            raise ConfigError(f"the invisibleink parameters (lambda, top-k+) do not apply to the {decoding!r} decoding.")
+        cls = PaperSelector if decoding == "paper" else PublicPriorSelector
+        return cls(vocab_size, **common, **({} if public_weight is None else {"public_weight": public_weight}))
+    if decoding == "invisibleink":
+        if public_weight is not None and public_weight != 0:
+            raise ConfigError("`public_weight` (omega) does not apply to the invisibleink decoding; its public weight is lambda.")
+        return InvisibleInkSelector(vocab_size, **common, public_scale=public_scale, top_k=top_k,
+                                    top_k_margin=top_k_margin)
+    raise ConfigError(f"`decoding` must be one of {', '.join(DECODINGS)}. Found {decoding!r}.")
