@@ -80,6 +80,31 @@ VARIANTS: dict[str, tuple[str, dict]] = {
                         "released keyword, fluency filter at -8 nats/token",
                         dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior", public_weight=1.0,
                              public_prompt=KEYWORD_PUBLIC_PROMPT, fluency_threshold=-8.0)),
+    "keyword-title-k24": ("K=1, L=1, R=48, k=24, T=48, public-prior (omega=0.25) with the keyword public prompt, "
+                          "fluency filter at -8, keyword titles (a shorter demo candidate; not the demo default)",
+                    dict(K=1, L=1, R=48, k=24, T=48, clustering="paper", decoding="public-prior", public_weight=0.25,
+                         public_prompt=KEYWORD_PUBLIC_PROMPT, fluency_threshold=-8.0, keyword_title=True)),
+    "groups-15": ("keyword-title-k24 with k=200 and member groups of 15 (at most 8 per cluster)",
+                  dict(K=1, L=1, R=48, k=200, T=48, clustering="paper", decoding="public-prior", public_weight=0.25,
+                       public_prompt=KEYWORD_PUBLIC_PROMPT, fluency_threshold=-8.0, keyword_title=True,
+                       group_size=15, max_groups=8)),
+    "groups-20-R32": ("groups-15 with groups of 20 and R=32",
+                      dict(K=1, L=1, R=32, k=200, T=48, clustering="paper", decoding="public-prior", public_weight=0.25,
+                           public_prompt=KEYWORD_PUBLIC_PROMPT, fluency_threshold=-8.0, keyword_title=True,
+                           group_size=20, max_groups=8)),
+    "prefix-groups-15": ("K=1, L=1, R=32, k=45, T=40, public-prior (omega=0.25) with the keyword public prompt, "
+                         "response prefix 'Symptoms:', member groups of 15, fluency filter at -8, keyword titles",
+                         dict(K=1, L=1, R=32, k=45, T=40, clustering="paper", decoding="public-prior", public_weight=0.25,
+                              public_prompt=KEYWORD_PUBLIC_PROMPT, fluency_threshold=-8.0, keyword_title=True,
+                              response_prefix="Symptoms:", group_size=15, max_groups=8)),
+    "prefix-groups-10": ("prefix-groups-15 with member groups of 10",
+                         dict(K=1, L=1, R=32, k=45, T=40, clustering="paper", decoding="public-prior", public_weight=0.25,
+                              public_prompt=KEYWORD_PUBLIC_PROMPT, fluency_threshold=-8.0, keyword_title=True,
+                              response_prefix="Symptoms:", group_size=10, max_groups=8)),
+    "prefix": ("keyword-title-k24 with the response prefix 'Symptoms:' and T=40",
+               dict(K=1, L=1, R=48, k=24, T=40, clustering="paper", decoding="public-prior", public_weight=0.25,
+                    public_prompt=KEYWORD_PUBLIC_PROMPT, fluency_threshold=-8.0, keyword_title=True,
+                    response_prefix="Symptoms:")),
 }
 TOP_K = 5
 ANSWER_TOKENS = 24
@@ -172,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         desc, params = VARIANTS[name]
         out["variants"][name] = {"description": desc, "parameters": params}
         for seed in seeds:
-            config = BuildConfig(**COMMON, **params, seed=seed)
+            config = BuildConfig(**{**COMMON, **params}, seed=seed)
             with tempfile.TemporaryDirectory() as tmp:
                 t = time.time()
                 corpus = build_corpus(database, Path(tmp) / "corpus", config, lm=lm, embedder=emb, progress=False)

@@ -51,6 +51,23 @@ def test_fluency_threshold_only_changes_kept(tmp_path, tiny_lm):
         BuildConfig(**BASE, fluency_threshold=0.5)  # a mean log-probability is < 0
 
 
+def test_keyword_title_prefixes_the_released_keyword_after_the_filters(tmp_path, tiny_lm):
+    plain = build_corpus(TINY_DOCS, tmp_path / "a", BuildConfig(**BASE), lm=tiny_lm, embedder=HashEmbedder())
+    cut = float(np.median(tiny_lm.reply_logprobs([r["text"] for r in plain.records])))
+    raw = build_corpus(TINY_DOCS, tmp_path / "b", BuildConfig(**BASE, fluency_threshold=cut), lm=tiny_lm,
+                       embedder=HashEmbedder())
+    titled = build_corpus(TINY_DOCS, tmp_path / "c", BuildConfig(**BASE, fluency_threshold=cut, keyword_title=True),
+                          lm=tiny_lm, embedder=HashEmbedder())
+    assert len(titled.records) == len(raw.records) > 0
+    for t, r in zip(titled.records, raw.records):
+        assert t["keyword"] == r["keyword"] and t["text"] == f"{r['keyword']}: {r['text']}"
+    # the fluency filter read the generated text alone: the same texts kept
+    assert [r["kept"] for r in titled.records] == [r["kept"] for r in raw.records]
+    a = json.loads((tmp_path / "b" / "manifest.json").read_text())["privacy"]
+    c = json.loads((tmp_path / "c" / "manifest.json").read_text())["privacy"]
+    assert a["mechanisms"] == c["mechanisms"] and a["epsilon"] == c["epsilon"]
+
+
 def test_keyword_slot_gives_each_cluster_its_released_keyword(tmp_path, tiny_lm, monkeypatch):
     seen = []  # the public prompts of each call (one call per checkpointed batch of clusters, in order)
     original = decoder_module.PrivatePredictionDecoder.generate_ids

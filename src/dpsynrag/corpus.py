@@ -3,7 +3,8 @@
 Folder layout (written by :func:`dpsynrag.pipeline.build.build_corpus`):
 
     manifest.json   parameters, model ids, privacy report, released counts
-    texts.jsonl     one record per cluster: id, keyword, noisy_count (an integer), text, kept (self-filter)
+    texts.jsonl     one record per cluster (per member group with ``group_size``): id, keyword, noisy_count (an
+                    integer), group (with ``group_size``), text, kept (self-filter)
     index.faiss     inner-product index over the kept texts' embeddings
     index_ids.json  the record ids of the index rows
     build.log       stage log (parameters and released counts only; no timestamps), written at the end

@@ -52,6 +52,14 @@ SYNRAG_OPTIONS = (
            "invisibleink: top-k+ also keeps tokens within this many nats of the k-th public log-probability (default 0)."),
     Option("--fluency-threshold", "fluency_threshold", float,
            "Also drop texts whose mean token log-probability under the model is below this (nats, < 0; post-processing)."),
+    Option("--keyword-title", "keyword_title", bool,
+           "Prefix each text with its cluster's released keyword, 'keyword: text' (post-processing, free)."),
+    Option("--response-prefix", "response_prefix", str,
+           "Public text that opens every synthetic text; the members continue it (e.g. 'Symptoms:'; free)."),
+    Option("--group-size", "group_size", int,
+           "Split each cluster into disjoint member groups of about this many documents (by a hash of each "
+           "document), one text per group, at the cost of one text (default: one text per cluster)."),
+    Option("--max-groups", "max_groups", int, "With --group-size: the most groups (texts) per cluster (default 8)."),
     Option("--batch-size", "batch_size", int, "Prompts per generation batch (default: chosen from memory)."),
     Option("--resume", "resume", bool, "Continue a killed build of --out from its checkpoints in .NAME.work beside "
            "--out (same input and options; released values are reused, never redrawn).", build_only=True),

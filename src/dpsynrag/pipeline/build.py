@@ -42,9 +42,10 @@ from dpsynrag.data.io import Document, DocumentTexts
 from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_fingerprint, vocabulary_source
 from dpsynrag.errors import DataError
 from dpsynrag.pipeline.checkpoint import BuildCheckpoint
-from dpsynrag.pipeline.clustering import soft_cluster, top_keywords
+from dpsynrag.pipeline.clustering import group_count, soft_cluster, split_into_groups, top_keywords
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.pipeline.keywords import extract_keyword_sets, make_extractor
+from dpsynrag.pipeline.prompts import KEYWORD_SLOT, REPHRASE_PROMPT
 from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.privacy.mechanisms import (
     exponential_threshold,
@@ -55,14 +56,6 @@ from dpsynrag.privacy.mechanisms import (
 
 log = logging.getLogger("dpsynrag.build")
 
-REPHRASE_PROMPT = (
-    "Rephrase the following document without altering the important information contained within it.\n"
-    "Document: {document}"
-)
-
-
-KEYWORD_SLOT = "{keyword}"
-"""In a public prompt, replaced by each cluster's released keyword (a DP output: public)."""
 
 
 def resolve_public_prompt(config: BuildConfig) -> str | None:
@@ -200,7 +193,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         language=config.language,
     )
     parallel = accountant.open_parallel(
-        cal.branch_plan(), num_branches=len(W), max_branches_per_unit=config.L_effective
+        cal.branch_plan(groups=config.groups), num_branches=len(W), max_branches_per_unit=config.L_effective
     )
     branches = [parallel.branch(r) for r in range(len(W))]
 
@@ -240,7 +233,8 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     from dpsynrag.models.engine import GROUP_ROWS, default_step_rows
 
     # only the kept members' texts, read again from the input
-    prompt_of = {i: lm.chat_prompt(REPHRASE_PROMPT.format(document=text))
+    opening = config.response_prefix or ""  # public: every text starts with it (not sampled, costs nothing)
+    prompt_of = {i: lm.chat_prompt(REPHRASE_PROMPT.format(document=text)) + opening
                  for i, text in texts.rows(sorted({i for members in kept_members for i in members}))}
     public_prompt = resolve_public_prompt(config)
     decoder_args = dict(
@@ -248,7 +242,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         temperature=cal.temperature,
         max_new_tokens=cal.T,
         random=sampling,
-        public_prompt=lm.chat_prompt(public_prompt) if public_prompt else None,
+        public_prompt=lm.chat_prompt(public_prompt) + opening if public_prompt else None,
         public_weight=config.public_weight,
         decoding=config.decoding,
         public_scale=config.invisibleink_lambda,
@@ -261,17 +255,34 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     )
     decoder = PrivatePredictionDecoder(lm, **decoder_args)
     decoding = {**decoder.selector.describe(), "public_prompt": public_prompt if decoder.public_prompt else None}
-    cluster_prompts = [[prompt_of[i] for i in members] for members in kept_members]
-    streams = [sampling.child(f"cluster-{r}") for r in range(len(cluster_prompts))]  # batching-independent
+    if opening:
+        decoding["response_prefix"] = opening
+    # the texts to write: one per cluster, or one per member group (cluster index, group index, members)
+    if config.group_size is None:
+        units = [(r, 0, members) for r, members in enumerate(kept_members)]
+        unit_accountants = branches
+        streams = [sampling.child(f"cluster-{r}") for r in range(len(kept_members))]  # batching-independent
+    else:
+        units, unit_accountants, streams = [], [], []
+        for r, members in enumerate(kept_members):
+            m = group_count(keywords[r][1], group_size=config.group_size, max_groups=config.max_groups,
+                            cap=config.k if config.outlier_removal else None)  # released count: public
+            groups = branches[r].open_parallel(cal.token_plan(), num_branches=m, max_branches_per_unit=1,
+                                               name=f"cluster {r} member groups")
+            for j, group in enumerate(split_into_groups(members, prompt_of, cluster=r, num_groups=m)):
+                units.append((r, j, group))
+                unit_accountants.append(groups.branch(j))
+                streams.append(sampling.child(f"cluster-{r}-group-{j}"))
+    cluster_prompts = [[prompt_of[i] for i in members] for _, _, members in units]
     # a public prompt with "{keyword}": each cluster's own, with its released keyword (public)
     public_prompts = (
-        [lm.chat_prompt(public_prompt.replace(KEYWORD_SLOT, w)) for w in W]
+        [lm.chat_prompt(public_prompt.replace(KEYWORD_SLOT, W[r])) + opening for r, _, _ in units]
         if decoder.public_prompt is not None and KEYWORD_SLOT in public_prompt else None
     )
 
     def predict(rs: list[int]) -> list[list[int]]:
         """Token ids of clusters ``rs`` (own streams, batch-invariant engine: any split, the same ids)."""
-        prompts_r, branches_r, streams_r = ([x[r] for r in rs] for x in (cluster_prompts, branches, streams))
+        prompts_r, branches_r, streams_r = ([x[r] for r in rs] for x in (cluster_prompts, unit_accountants, streams))
         if ray is None:
             return decoder.generate_ids(prompts_r, branches_r, progress=progress, streams=streams_r,
                                         public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs])
@@ -283,16 +294,20 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
 
     # checkpointed after each batch of clusters; the finished clusters of an interrupted build are read back
     ids = checkpoint.predict(predict, len(cluster_prompts), batches=None if ray is None else 1)
-    synthetic = [lm.tokenizer.decode(t, skip_special_tokens=True) for t in ids]
+    synthetic = [opening + lm.tokenizer.decode(t, skip_special_tokens=True) for t in ids]
     timings["private_prediction_s"] = time.time() - t
     log.info("stage 2d: %d synthetic texts generated", len(synthetic))
-    del kept_members, clusters, doc_keywords  # private intermediates: never written to the corpus
+    unit_of = [(r, j) for r, j, _ in units]  # public: cluster and group indices only
+    del kept_members, clusters, doc_keywords, units, cluster_prompts  # private: never written to the corpus
 
     kept = run.filter(synthetic)
-    records = [
-        {"id": r, "keyword": w, "noisy_count": c, "text": y, "kept": k}
-        for r, ((w, c), y, k) in enumerate(zip(keywords, synthetic, kept))
-    ]
+    records = []
+    for n, ((r, j), y, k) in enumerate(zip(unit_of, synthetic, kept)):
+        w, c = keywords[r]
+        record = {"id": n, "keyword": w, "noisy_count": c}
+        if config.group_size is not None:
+            record["group"] = j
+        records.append({**record, "text": f"{w}: {y}" if config.keyword_title else y, "kept": k})
     report = run.report(
         accountant,
         plan=run.plan,  # the guarantee: fixed before any data was read (R clusters, not len(W))

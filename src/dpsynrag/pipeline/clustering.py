@@ -1,12 +1,15 @@
-"""Stage 1b: top-R keywords from the noisy histogram and soft clustering (METHOD.md §1b).
+"""Stage 1b: top-R keywords from the noisy histogram and soft clustering (METHOD.md §1b), and the
+optional split of each cluster into disjoint member groups (one text per group).
 
-Both functions are post-processing of the DP histogram plus per-document computations: cluster
-membership of a document depends only on that document's keywords (or text) and the public,
-already-released keyword list W. This is what overlapping parallel composition needs.
+All are post-processing of the DP histogram plus per-document computations: cluster membership of
+a document depends only on that document's keywords (or text) and the public, already-released
+keyword list W, and its group only on its own text and released or public values. This is what
+overlapping parallel composition needs.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -126,3 +129,58 @@ def soft_cluster(
             joined[i] += 1
         clusters[r] = members
     return clusters
+
+
+def group_count(noisy_count: float, *, group_size: int, max_groups: int, cap: int | None = None) -> int:
+    """How many member groups a cluster is split into: ⌊min(noisy_count, cap) / group_size⌋, at least 1
+    and at most ``max_groups``.
+
+    A function of the cluster's *released* noisy count and public parameters only (post-processing of
+    the keyword histogram). ``cap`` is the outlier removal's target size k when it runs (a cluster is cut
+    to about k members), else None.
+
+    Raises:
+        ConfigError: ``group_size`` or ``max_groups`` < 1.
+    """
+    for name, value in (("group_size", group_size), ("max_groups", max_groups)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"`{name}` must be an integer >= 1. Found {value!r}.")
+    expected = float(noisy_count) if cap is None else min(float(noisy_count), float(cap))
+    if not np.isfinite(expected):
+        raise ConfigError(f"`noisy_count` must be finite. Found {noisy_count!r}.")
+    return int(min(max_groups, max(1, expected // group_size)))
+
+
+def group_of(text: str, *, cluster: int, num_groups: int) -> int:
+    """The member group (0 ≤ g < ``num_groups``) of a document with text ``text`` in cluster ``cluster``:
+    SHA-256 of the cluster index and the text, modulo ``num_groups``.
+
+    A function of that document and public values only — not of the other members (a rank or an equal
+    split of the members would move others when one document is added, and then one document would
+    change every group's text). So a member is in exactly one group, adding or removing one document
+    changes one group, and the groups of a cluster compose in parallel.
+    """
+    digest = hashlib.sha256(f"{cluster}\x00{text}".encode("utf-8", "surrogatepass")).digest()
+    return int.from_bytes(digest[:8], "big") % num_groups
+
+
+def split_into_groups(members: Sequence[int], texts: Mapping[int, str], *, cluster: int,
+                      num_groups: int) -> list[list[int]]:
+    """Disjoint member groups of one cluster (:func:`group_of` of each member's text).
+
+    Args:
+        members: the cluster's kept members (document indices).
+        texts: document index -> the text the member is read by (e.g. its rendered prompt).
+        cluster: the cluster's index (public), which salts the hash.
+        num_groups: >= 1, from :func:`group_count`.
+
+    Returns:
+        ``num_groups`` lists (some possibly empty) that partition ``members``, each in the order of
+        ``members``.
+    """
+    if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups < 1:
+        raise ConfigError(f"`num_groups` must be an integer >= 1. Found {num_groups!r}.")
+    groups: list[list[int]] = [[] for _ in range(num_groups)]
+    for i in members:
+        groups[0 if num_groups == 1 else group_of(texts[i], cluster=cluster, num_groups=num_groups)].append(i)
+    return groups

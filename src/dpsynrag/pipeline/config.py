@@ -11,6 +11,10 @@ from dpsynrag.privacy.calibration import CalibratedBudget, calibrate, make_split
 from dpsynrag.privacy.events import ComposedEvent
 
 
+DEFAULT_MAX_GROUPS = 8
+"""Default cap on the member groups of one cluster (``max_groups``)."""
+
+
 class BuildConfig(CorpusConfig):
     """Every parameter of a build. Privacy parameters are keyword-only and validated on creation.
 
@@ -44,6 +48,23 @@ class BuildConfig(CorpusConfig):
     (:meth:`~dpsynrag.models.lm.LanguageModel.reply_logprobs`), is below it: the texts of clusters whose
     members were too few to outvote the noise of sampling are near-uniform token soup (about −12 with
     SmolLM2-135M, fluent texts −3 to −6). Both filters read only released texts: post-processing, free.
+    ``keyword_title`` prefixes each released text with its cluster's released keyword, ``"{keyword}: {text}"``
+    (after the filters, which read the text alone): the topic is then in the indexed and retrieved text even
+    where the generated text garbled it. Post-processing of released values, free.
+
+    ``response_prefix`` (None: none) is public text that opens every synthetic text: it is appended to each
+    member's prompt and to the public prompt after the opened assistant turn, so the members continue it
+    together, and it is written before the sampled tokens. It steers what the text says first (e.g.
+    ``"Symptoms:"`` makes a small model list a record's symptoms and diagnosis before the patient's name,
+    the one place where the members' documents disagree). Not sampled: it costs nothing.
+
+    Member groups (our extension; None: the paper's one text per cluster): with ``group_size`` g, cluster r
+    is split into m_r = min(``max_groups``, max(1, ⌊min(noisy count of w_r, k) / g⌋)) disjoint groups of its
+    kept members (k only when outlier removal runs), each member in the group given by a hash of its own
+    text (:func:`~dpsynrag.pipeline.clustering.split_into_groups`), and every group writes its own text
+    of T tokens. A document is in one group of a cluster, so the groups compose in parallel: the cost is
+    that of one text per cluster, and a frequent topic gets several texts (retrieval then finds it in
+    several of its top-k), each written by about g members.
     """
 
     K: int = Field(10, ge=1)
@@ -65,6 +86,10 @@ class BuildConfig(CorpusConfig):
     extractor: Literal["llm", "rarity"] = "llm"
     language: str = "en"
     fluency_threshold: Optional[float] = Field(None, lt=0)
+    keyword_title: bool = False
+    response_prefix: Optional[str] = Field(None, min_length=1)
+    group_size: Optional[int] = Field(None, ge=1)
+    max_groups: int = Field(DEFAULT_MAX_GROUPS, ge=1)
     public_prompt: Optional[str] = None
     public_weight: Optional[float] = Field(None, ge=0)
     decoding: Literal["paper", "public-prior", "invisibleink"] = "paper"
@@ -125,6 +150,11 @@ class BuildConfig(CorpusConfig):
             raise ValueError("`invisibleink_margin` widens the top-k+ set: it needs `invisibleink_top_k`.")
         if self.decoding == "invisibleink" and self.public_weight:
             raise ValueError("`public_weight` does not apply to `decoding` 'invisibleink'; its weight is `invisibleink_lambda`.")
+        if self.response_prefix is not None and "{document}" in self.response_prefix:
+            raise ValueError("`response_prefix` is public text written before every synthetic text; it cannot hold "
+                             "{document} (a private document would be released verbatim).")
+        if self.max_groups != DEFAULT_MAX_GROUPS and self.group_size is None:
+            raise ValueError("`max_groups` caps the member groups of `group_size` (--group-size): set that too.")
         if self.decoding == "public-prior" and self.public_weight == 0:
             raise ValueError("`public_weight` of `decoding` 'public-prior' must be > 0 (use 'paper' for none).")
         return self
@@ -181,14 +211,25 @@ class BuildConfig(CorpusConfig):
         )
 
     @property
+    def groups(self) -> int | None:
+        """The most member groups per cluster in the plan (``max_groups``), None without ``group_size``."""
+        return None if self.group_size is None else self.max_groups
+
+    @property
     def plan_notes(self) -> list[str]:
         """Notes for the privacy report about how the plan reads the parameters (public)."""
-        if self.L_effective == self.L:
-            return []
-        why = (f"only R = {self.R} clusters exist" if self.L_effective == self.R
-               else f"a document holds at most K = {self.K} keywords")
-        return [f"L = {self.L} acts as L = {self.L_effective}: {why}, so a document joins at most "
-                f"{self.L_effective} clusters and the budget is calibrated over {self.L_effective}"]
+        notes = []
+        if self.L_effective != self.L:
+            why = (f"only R = {self.R} clusters exist" if self.L_effective == self.R
+                   else f"a document holds at most K = {self.K} keywords")
+            notes.append(f"L = {self.L} acts as L = {self.L_effective}: {why}, so a document joins at most "
+                         f"{self.L_effective} clusters and the budget is calibrated over {self.L_effective}")
+        if self.group_size is not None:
+            notes.append(f"each cluster's kept members are split into at most {self.max_groups} disjoint groups "
+                         f"(about {self.group_size} members each, by a hash of each member's own text; the number "
+                         "from the cluster's released noisy count), each writing one text: a document is in one "
+                         "group of a cluster, so the groups compose in parallel and cost one text's tokens")
+        return notes
 
     def plan(self, calibrated: CalibratedBudget | None = None) -> ComposedEvent:
         """The build's privacy plan, fixed before any data is read: the keyword histogram, then ``R``
@@ -203,4 +244,5 @@ class BuildConfig(CorpusConfig):
             InfeasibleBudgetError: as :meth:`calibrate`.
         """
         cal = calibrated if calibrated is not None else self.calibrate()
-        return cal.plan(num_clusters=self.R, vocabulary_size=None if self.open_vocabulary else self.vocabulary_size)
+        return cal.plan(num_clusters=self.R, vocabulary_size=None if self.open_vocabulary else self.vocabulary_size,
+                        groups=self.groups)

@@ -187,32 +187,46 @@ class CalibratedBudget:
             name="keyword histogram", sensitivity=math.sqrt(self.K), sigma=self.sigma_hist, dimension=vocabulary_size
         )
 
-    def branch_plan(self) -> ComposedEvent:
-        """One cluster's mechanisms: embedding sum, threshold (when on), T private tokens."""
+    def token_plan(self) -> SelfComposedEvent:
+        """The T private-prediction tokens of one text: T × (c/τ)²/2 zCDP."""
+        return SelfComposedEvent(
+            PrivatePredictionTokenEvent(name="private prediction token", clip=self.clip, temperature=self.temperature),
+            self.T,
+            name=f"{self.T} private prediction tokens",
+        )
+
+    def branch_plan(self, *, groups: int | None = None) -> ComposedEvent:
+        """One cluster's mechanisms: embedding sum, threshold (when on), T private tokens.
+
+        Args:
+            groups: None (the paper: one text per cluster), or the most disjoint member groups a
+                cluster is split into, each writing its own text of T tokens
+                (:func:`~dpsynrag.pipeline.clustering.split_into_groups`). A member is in exactly one
+                group of a cluster, so the groups compose in parallel (max one branch per unit): the
+                tokens cost T × (c/τ)²/2 once, whatever the number of groups.
+        """
         events: list[PrivacyEvent] = []
         if self.sigma_embed is not None and self.epsilon_theta is not None:
             events.append(GaussianEvent(name="cluster embedding sum", sensitivity=1.0, sigma=self.sigma_embed))
             events.append(ExponentialMechanismEvent(name="similarity threshold", epsilon=self.epsilon_theta))
-        events.append(
-            SelfComposedEvent(
-                PrivatePredictionTokenEvent(
-                    name="private prediction token", clip=self.clip, temperature=self.temperature
-                ),
-                self.T,
-                name=f"{self.T} private prediction tokens",
-            )
-        )
+        tokens = self.token_plan()
+        if groups is not None:
+            tokens = OverlappingParallelEvent(name="member groups", branch=tokens, num_branches=groups,
+                                              max_branches_per_unit=1)
+        events.append(tokens)
         return ComposedEvent(name="one cluster", events=tuple(events))
 
-    def plan(self, *, num_clusters: int, vocabulary_size: int | None = None) -> ComposedEvent:
-        """The whole build as one event: histogram, then overlapping-parallel clusters."""
+    def plan(self, *, num_clusters: int, vocabulary_size: int | None = None,
+             groups: int | None = None) -> ComposedEvent:
+        """The whole build as one event: histogram, then overlapping-parallel clusters (``groups`` as in
+        :meth:`branch_plan`)."""
         return ComposedEvent(
             name="DP-SynRAG build",
             events=(
                 self.histogram_event(vocabulary_size),
                 OverlappingParallelEvent(
                     name="clusters",
-                    branch=self.branch_plan(),
+                    branch=self.branch_plan(groups=groups),
                     num_branches=num_clusters,
                     max_branches_per_unit=self.L,
                 ),
