@@ -193,3 +193,23 @@ def test_a_secure_build_resumes_with_the_values_it_released(tmp_path, tiny_lm):
     assert [[r["keyword"], r["noisy_count"]] for r in corpus.records] == histogram["keywords"]
     assert corpus.manifest["not_for_release"] is False and corpus.manifest["privacy"]["secure_randomness"] is True
     assert not work_folder(out).exists()
+
+
+def test_a_grouped_build_resumes_to_the_uninterrupted_corpus(tmp_path):
+    """Member groups (``group_size``): killed after the first checkpointed batch of private prediction, the
+    resumed build recomputes the same groups from the restored members, decodes only the groups left and
+    writes the uninterrupted corpus byte for byte."""
+    grouped = {**CONFIG, "group_size": 2, "max_groups": 3}
+    done = _build(tmp_path / "ref", tmp_path / "ledger-ref", config=grouped)
+    assert done.returncode == 0, done.stderr
+    reference = tmp_path / "ref"
+    records = [json.loads(line) for line in (reference / "texts.jsonl").read_text().splitlines()]
+    assert len(records) > 4 and {r["group"] for r in records} == {0, 1}
+    out, ledger = tmp_path / "c", tmp_path / "ledger"
+    assert _build(out, ledger, kill_after="texts.json", config=grouped).returncode == -signal.SIGKILL
+    resumed = _build(out, ledger, resume=True, config=grouped,
+                     forbid=("gaussian_histogram", "noisy_unit_vector_sum", "exponential_threshold"))
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"DECODED {len(records) - 1}" in resumed.stdout
+    assert (out / "texts.jsonl").read_bytes() == (reference / "texts.jsonl").read_bytes()
+    assert _manifest(out)["privacy"] == _manifest(reference)["privacy"]
