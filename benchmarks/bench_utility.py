@@ -72,6 +72,9 @@ VARIANTS: dict[str, tuple[str, dict]] = {
                                   "the demo and eval cpu default",
                                   dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior",
                                        public_weight=0.25, fluency_threshold=-8.0)),
+    "public-prior-0.25-fluency-T48": ("public-prior-0.25-fluency with T=48 (fewer tokens: a larger clip c, a shorter build)",
+                                      dict(K=1, L=1, R=48, k=40, T=48, clustering="paper", decoding="public-prior",
+                                           public_weight=0.25, fluency_threshold=-8.0)),
     "keyword-prior-0.25": ("K=1, L=1, R=48, k=40, public-prior (omega=0.25) whose public prompt holds the cluster's "
                            "released keyword, fluency filter at -8 nats/token",
                            dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior", public_weight=0.25,
@@ -105,6 +108,21 @@ VARIANTS: dict[str, tuple[str, dict]] = {
                dict(K=1, L=1, R=48, k=24, T=40, clustering="paper", decoding="public-prior", public_weight=0.25,
                     public_prompt=KEYWORD_PUBLIC_PROMPT, fluency_threshold=-8.0, keyword_title=True,
                     response_prefix="Symptoms:")),
+    "keyword-prior-topk-500": ("keyword-prior-0.25 sampling among the public prompt's top-500 tokens",
+                               dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior", public_weight=0.25,
+                                    public_prompt=KEYWORD_PUBLIC_PROMPT, public_top_k=500, fluency_threshold=-8.0)),
+    "keyword-prior-topk-2000": ("keyword-prior-0.25 sampling among the public prompt's top-2000 tokens",
+                                dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior", public_weight=0.25,
+                                     public_prompt=KEYWORD_PUBLIC_PROMPT, public_top_k=2000, fluency_threshold=-8.0)),
+    "topk-prefix": ("K=1, L=1, R=48, k=40, T=48, public-prior (omega=0.25) with the keyword public prompt, sampling "
+                    "among the public prompt's top-200 tokens, response prefix 'Symptoms:', fluency filter at -8",
+                    dict(K=1, L=1, R=48, k=40, T=48, clustering="paper", decoding="public-prior", public_weight=0.25,
+                         public_prompt=KEYWORD_PUBLIC_PROMPT, public_top_k=200, response_prefix="Symptoms:",
+                         fluency_threshold=-8.0)),
+    "topk-prefix-title": ("topk-prefix with keyword titles",
+                          dict(K=1, L=1, R=48, k=40, T=48, clustering="paper", decoding="public-prior",
+                               public_weight=0.25, public_prompt=KEYWORD_PUBLIC_PROMPT, public_top_k=200,
+                               response_prefix="Symptoms:", fluency_threshold=-8.0, keyword_title=True)),
 }
 TOP_K = 5
 ANSWER_TOKENS = 24

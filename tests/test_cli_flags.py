@@ -101,8 +101,10 @@ def test_error_message_of_a_validation_error():
         (["--R", "0"], "--R (`R`): Input should be greater than or equal to 1"),
         (["--filter-prompt", "no placeholder"], "error: --filter-prompt must contain the placeholder {document}."),
         (["--open-vocabulary-delta", "0.5"], "--open-vocabulary-delta must be below --delta (0.001). Found 0.5."),
-        (["--invisibleink-lambda", "2"], "--invisibleink-lambda, --invisibleink-top-k and --invisibleink-margin apply "
-                                         "only to --decoding 'invisibleink'. Found decoding 'paper'."),
+        (["--invisibleink-lambda", "2"], "--invisibleink-lambda applies only to --decoding 'invisibleink'. "
+                                         "Found decoding 'paper'."),
+        (["--public-top-k", "50"], "--public-top-k takes the candidate set from the public prompt, but the 'paper' "
+                                   "decoding with --public-weight 0 runs none"),
         (["--match-text", "--clustering", "primary"], "it cannot be combined with --match-text."),
         (["--public-weight", "-1"], "--public-weight (`public_weight`)"),
         (["--method", "aug-pe", "--pe-L", "0"], "--pe-L (`L`)"),

@@ -41,13 +41,17 @@ def gamma(n: int) -> float:
 
 
 def selectors(vocab: int, clip: float, tau: float = 1.0, random=None, accountants=(), **kw):
-    """One instance of every private selector (invisibleink with and without a top-k+ set)."""
+    """One instance of every private selector (each that runs a public prompt with and without a top-k+ set)."""
     random = random or SeededRandom(0)
     common = dict(clip=clip, temperature=tau, random=random, accountants=accountants)
     return {
         "paper": PaperSelector(vocab, **common),
         "paper+omega": PaperSelector(vocab, **common, public_weight=kw.get("omega", 0.7)),
         "public-prior": PublicPriorSelector(vocab, **common, public_weight=kw.get("omega", 1.0)),
+        "paper+omega-topk": PaperSelector(vocab, **common, public_weight=kw.get("omega", 0.7), top_k=kw.get("k", 2),
+                                          top_k_margin=kw.get("margin", 0.5)),
+        "public-prior-topk": PublicPriorSelector(vocab, **common, public_weight=kw.get("omega", 1.0),
+                                                 top_k=kw.get("k", 2), top_k_margin=kw.get("margin", 0.5)),
         "invisibleink": InvisibleInkSelector(vocab, **common, public_scale=kw.get("lam", 1.0)),
         "invisibleink-topk": InvisibleInkSelector(vocab, **common, public_scale=kw.get("lam", 1.0),
                                                   top_k=kw.get("k", 2), top_k_margin=kw.get("margin", 0.5)),
@@ -92,11 +96,13 @@ def log_softmax(l: np.ndarray) -> np.ndarray:
 def reference_z(name: str, members: np.ndarray, pub: np.ndarray, c: float, *, omega=0.7, lam=1.0, k=2, margin=0.5):
     """z by hand on the real vocabulary (inputs already sliced)."""
     p = log_softmax(pub)
-    if name.startswith("paper") or name == "public-prior":
-        w = {"paper": 0.0, "paper+omega": omega, "public-prior": omega}[name]
-        return sum((grislain(m, c) for m in members), np.zeros_like(pub)) + w * p
-    z = sum((np.clip(log_softmax(m) - p, -c, c) for m in members), np.zeros_like(pub)) + lam * p
-    if name == "invisibleink-topk":
+    base = name.removesuffix("-topk")
+    if base in ("paper", "paper+omega", "public-prior"):
+        w = {"paper": 0.0, "paper+omega": omega, "public-prior": omega}[base]
+        z = sum((grislain(m, c) for m in members), np.zeros_like(pub)) + w * p
+    else:
+        z = sum((np.clip(log_softmax(m) - p, -c, c) for m in members), np.zeros_like(pub)) + lam * p
+    if name.endswith("-topk"):  # the k largest public log-probabilities and those within the margin
         kth = np.sort(p)[::-1][k - 1]
         z = np.where(p >= kth - margin, z, -np.inf)
     return z
@@ -125,7 +131,8 @@ def test_clipping_functions_bound_every_coordinate_by_c_exactly():
         clip_logit_differences(torch.zeros(2, 3), torch.zeros(1, 3), 1.0)
 
 
-@pytest.mark.parametrize("name", ["paper", "paper+omega", "public-prior", "invisibleink", "invisibleink-topk"])
+@pytest.mark.parametrize("name", ["paper", "paper+omega", "public-prior", "paper+omega-topk", "public-prior-topk", "invisibleink",
+                                  "invisibleink-topk"])
 def test_adding_one_member_moves_every_coordinate_by_at_most_c(name):
     """Property test over 250 seeded random cases: random vocabulary, padding columns, cluster size
     0..6, logit scales from flat to extremely peaked, c from 1e-3 to 10, random weights. Group 0 is S,
@@ -172,7 +179,7 @@ def test_sensitivity_through_the_model_for_each_variant(tiny_lm):
          ["the patient has fever", "blue skin", "old patient with cough and rash", "the test of the blood was bad"]]
     clip = 0.3
     for kw in [dict(decoding="paper"), dict(decoding="paper", public_weight=0.5), dict(decoding="public-prior"),
-               dict(decoding="invisibleink"), dict(decoding="invisibleink", public_scale=2.0, top_k=5, top_k_margin=0.3)]:
+               dict(decoding="public-prior", public_weight=0.25, top_k=5), dict(decoding="invisibleink"), dict(decoding="invisibleink", public_scale=2.0, top_k=5, top_k_margin=0.3)]:
         dec = PrivatePredictionDecoder(tiny_lm, clip=clip, temperature=1.0, max_new_tokens=3, random=SeededRandom(0),
                                        public_prompt=public, **kw)
         clusters = [p[:3], p[:3] + [p[3]], [p[3]] + p[:3], p[1:3]]
@@ -200,7 +207,8 @@ HAND_MEMBERS = np.array([
 HAND_PUBLIC = np.array([0.5, 2.0, -1.0, 1.0, 0.0, 40.0, 40.0])
 
 
-@pytest.mark.parametrize("name", ["paper", "paper+omega", "public-prior", "invisibleink", "invisibleink-topk"])
+@pytest.mark.parametrize("name", ["paper", "paper+omega", "public-prior", "paper+omega-topk", "public-prior-topk", "invisibleink",
+                                  "invisibleink-topk"])
 @pytest.mark.parametrize("clip", [0.2, 1.5])
 def test_scores_equal_the_hand_computed_z(name, clip):
     sel = selectors(V5, clip, omega=0.7, lam=1.3, k=2, margin=0.6)[name]
@@ -211,11 +219,11 @@ def test_scores_equal_the_hand_computed_z(name, clip):
         fin = np.isfinite(ref)
         assert np.array_equal(fin, np.isfinite(z[g]))
         np.testing.assert_allclose(z[g][fin], ref[fin], rtol=0, atol=2e-6)
-    if name == "invisibleink-topk":  # top-2 public tokens are 1 and 3; token 0 is 0.5 below token 3 (< 0.6)
+    if name.endswith("-topk"):  # top-2 public tokens are 1 and 3; token 0 is 0.5 below token 3 (< 0.6)
         assert np.isfinite(z[0]).tolist() == [True, True, False, True, False]
 
 
-@pytest.mark.parametrize("name", ["paper", "public-prior", "invisibleink", "invisibleink-topk"])
+@pytest.mark.parametrize("name", ["paper", "public-prior", "public-prior-topk", "invisibleink", "invisibleink-topk"])
 def test_sampled_tokens_follow_softmax_of_z_over_tau(name):
     """4,000 groups holding the same cluster, one step: the token counts must fit softmax(z/τ) of the
     hand-computed z (chi-square, false-failure rate ALPHA); every group is charged one token."""
@@ -387,8 +395,12 @@ def test_selector_parameters_are_checked():
     r = SeededRandom(0)
     with pytest.raises(ConfigError, match="`decoding`"):
         make_private_selector("greedy", 5, clip=1.0, temperature=1.0, random=r)
-    with pytest.raises(ConfigError, match="do not apply"):
+    with pytest.raises(ConfigError, match="needs `public_weight` > 0"):
         make_private_selector("paper", 5, clip=1.0, temperature=1.0, random=r, top_k=3)
+    with pytest.raises(ConfigError, match="does not apply"):
+        make_private_selector("public-prior", 5, clip=1.0, temperature=1.0, random=r, public_scale=2.0)
+    with pytest.raises(ConfigError, match="needs `top_k`"):
+        make_private_selector("public-prior", 5, clip=1.0, temperature=1.0, random=r, top_k_margin=1.0)
     with pytest.raises(ConfigError, match="does not apply"):
         make_private_selector("invisibleink", 5, clip=1.0, temperature=1.0, random=r, public_weight=1.0)
     with pytest.raises(ConfigError, match="must be > 0"):
@@ -413,13 +425,14 @@ def _direct(lm, text, suffix=()):
 
 
 @pytest.mark.parametrize("variant", [dict(decoding="public-prior", public_weight=0.8),
+                                     dict(decoding="public-prior", public_weight=0.8, top_k=4, top_k_margin=0.2),
                                      dict(decoding="invisibleink", public_scale=1.5, top_k=4, top_k_margin=0.2)])
 def test_decoder_scores_equal_the_direct_computation(tiny_lm, variant):
     public = tiny_lm.chat_prompt("rephrase the following document :")
     docs = [tiny_lm.chat_prompt(f"rephrase the following document : {d}") for d in ["the patient has fever", "blue skin"]]
     dec = PrivatePredictionDecoder(tiny_lm, clip=0.6, temperature=1.0, max_new_tokens=2, random=SeededRandom(0),
                                    public_prompt=public, **variant)
-    name = "public-prior" if variant["decoding"] == "public-prior" else "invisibleink-topk"
+    name = variant["decoding"] + ("-topk" if "top_k" in variant else "")
     for suffix in [(), (9, 14)]:
         z = dec.aggregated_logits([docs, []], suffix).double().numpy()
         members = np.stack([_direct(tiny_lm, d, suffix) for d in docs])
@@ -504,9 +517,9 @@ def test_config_checks_and_default_public_prompt():
     assert resolve_public_prompt(BuildConfig(**base, public_weight=0.5)) == default
     assert resolve_public_prompt(BuildConfig(**base, decoding="invisibleink", public_prompt="hi")) == "hi"
     for bad, match in [
-        (dict(invisibleink_top_k=5), "apply only to"),
-        (dict(decoding="public-prior", invisibleink_lambda=2.0), "apply only to"),
-        (dict(decoding="invisibleink", invisibleink_margin=1.0), "needs `invisibleink_top_k`"),
+        (dict(public_top_k=5), "runs none"),
+        (dict(decoding="public-prior", invisibleink_lambda=2.0), "applies only to"),
+        (dict(decoding="invisibleink", public_top_k_margin=1.0), "needs `public_top_k`"),
         (dict(decoding="invisibleink", public_weight=1.0), "does not apply"),
         (dict(decoding="public-prior", public_weight=0.0), "must be > 0"),
         (dict(decoding="greedy"), "decoding"),
@@ -524,7 +537,8 @@ TINY_DOCS = [
 
 
 @pytest.mark.parametrize("variant", [dict(decoding="paper"), dict(decoding="public-prior"),
-                                     dict(decoding="invisibleink", invisibleink_top_k=8, invisibleink_margin=0.5)])
+                                     dict(decoding="invisibleink", public_top_k=8, public_top_k_margin=0.5),
+                                     dict(decoding="public-prior", public_weight=0.25, public_top_k=8)])
 def test_build_with_each_variant_meets_its_epsilon_and_names_the_variant(tmp_path, tiny_lm, variant):
     from dpsynrag.pipeline.build import build_corpus
     from dpsynrag.pipeline.config import BuildConfig
@@ -544,6 +558,8 @@ def test_build_with_each_variant_meets_its_epsilon_and_names_the_variant(tmp_pat
         assert manifest["decoding"]["public_prompt"].startswith("Rephrase the following document")
     if variant["decoding"] == "invisibleink":
         assert manifest["decoding"]["top_k"] == 8 and manifest["decoding"]["public_scale"] == 1.0
+    assert manifest["decoding"].get("top_k") == variant.get("public_top_k")
+    assert manifest["privacy"]["decoding"].get("top_k") == variant.get("public_top_k")
     # every cluster paid T tokens: the token mechanism's clip and tau are the calibrated ones
     tokens = manifest["privacy"]["mechanisms"][1]["branch"]["events"][-1]
     assert tokens["count"] == 4 and tokens["event"]["clip"] == pytest.approx(manifest["privacy"]["parameters"]["clip"])
@@ -564,7 +580,7 @@ def test_cli_build_takes_decoding_and_the_report_names_it(tmp_path, tiny_lm, mon
             "--seed", "0"]
     runner = CliRunner()
     out = tmp_path / "ink"
-    result = runner.invoke(app, [*args, "--out", str(out), "--decoding", "invisibleink", "--invisibleink-top-k", "5"])
+    result = runner.invoke(app, [*args, "--out", str(out), "--decoding", "invisibleink", "--public-top-k", "5"])
     assert result.exit_code == 0, result.output
     assert "decoding" in result.output and "invisibleink" in result.output
     report = json.loads(runner.invoke(app, ["report", str(out), "--json"]).output)

@@ -78,8 +78,8 @@ FLAGS: Mapping[str, str] = {
     )},
     **{name: "--" + name.replace("_", "-") for name in (
         "max_document_tokens", "batch_size", "open_vocabulary", "open_vocabulary_delta", "filter_prompt",
-        "match_text", "public_prompt", "public_weight", "invisibleink_lambda", "invisibleink_top_k",
-        "invisibleink_margin", "rho_hist", "epsilon_theta", "rho_embed", "num_batches", "population_size",
+        "match_text", "public_prompt", "public_weight", "invisibleink_lambda", "public_top_k",
+        "public_top_k_margin", "rho_hist", "epsilon_theta", "rho_embed", "num_batches", "population_size",
         "num_nearest_neighbor", "epsilon_per_query", "retrieval_epsilon", "total_epsilon", "top_p", "top_k",
         "text_field", "id_field", "fluency_threshold",
     )},

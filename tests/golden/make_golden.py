@@ -66,7 +66,7 @@ def outputs() -> dict[str, dict[str, str]]:
         "dp-synrag-public-prior": (build_corpus, BuildConfig(**{**synrag, "decoding": "public-prior",
                                                                 "public_weight": 0.25, "fluency_threshold": -30.0})),
         "dp-synrag-invisibleink": (build_corpus, BuildConfig(**{**synrag, "decoding": "invisibleink",
-                                                                "invisibleink_top_k": 5, "clustering": "primary"})),
+                                                                "public_top_k": 5, "clustering": "primary"})),
         "dp-synrag-l1-no-outlier-removal-self-filter": (
             build_corpus, BuildConfig(**{**synrag, "L": 1, "outlier_removal": False, "self_filter": True,
                                          "task": "medical"})),

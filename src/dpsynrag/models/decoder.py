@@ -69,7 +69,8 @@ class PrivatePredictionDecoder:
         decoding: the variant, "paper" (default), "public-prior" or "invisibleink"
             (:func:`~dpsynrag.models.private_selectors.make_private_selector`).
         public_scale: λ >= 0 of "invisibleink" (default 1).
-        top_k, top_k_margin: the top-k⁺ candidate set of "invisibleink" (default: none).
+        top_k, top_k_margin: the top-k⁺ candidate set, from the public prompt's logits (default: none;
+            any variant that runs a public prompt).
         memory_budget_gb: about how much memory (GB) the keys/values and logits of one batch of
             clusters may take. A cluster bigger than the budget runs alone, whole.
         prompt_prefix: token ids of the *public* part the member prompts start with (template and

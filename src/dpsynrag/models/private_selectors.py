@@ -6,8 +6,13 @@
   prompt's logits (ω = 1 by default);
 * :class:`InvisibleInkSelector` — ``"invisibleink"``: λ · public log-probabilities plus Σ of each
   member's difference to them clipped to [−c, c] (InvisibleInk, Vinod, Pillutla & Thakurta,
-  NeurIPS 2025, arXiv 2507.02974), optionally restricted to a top-k⁺ candidate set computed from the
-  public logits only.
+  NeurIPS 2025, arXiv 2507.02974).
+
+Every selector that runs a public prompt can be restricted to a top-k⁺ candidate set computed from the
+public logits only (InvisibleInk's top-k⁺ sampling, :meth:`PrivateSelector.candidates`): the draw is then
+over the tokens the public prompt finds plausible instead of the whole vocabulary — fewer agreeing
+members outvote the sampling noise, but the text leans towards what the public prompt would write
+(benchmarks/results/bench_utility_topk.md).
 
 The private selectors are exponential mechanisms over the real vocabulary; each charges its group's
 accountant PrivatePredictionTokenEvent(c, τ) — (c/τ)²/2 zCDP — per token *before* drawing, at every
@@ -60,6 +65,9 @@ class PrivateSelector(Selector):
             then do not depend on the other groups of the batch).
         accountants: one accountant per group (the clusters' branch accountants); may be empty for
             :meth:`scores` alone.
+        top_k: size k >= 1 of the top-k⁺ candidate set (:meth:`candidates`); None (default) samples over
+            the whole vocabulary. Needs a public prompt.
+        top_k_margin: the top-k⁺ margin >= 0 in log-probability (nats; default 0: the top k and ties).
     """
 
     private: ClassVar[bool] = True
@@ -73,6 +81,8 @@ class PrivateSelector(Selector):
         temperature: float,
         random: RandomSource | Sequence[RandomSource],
         accountants: Sequence[ZCDPAccountant] = (),
+        top_k: int | None = None,
+        top_k_margin: float = 0.0,
     ):
         self.vocab_size = check_int("vocab_size", vocab_size)
         self.clip = check_real("clip", clip, above=0.0)
@@ -86,6 +96,36 @@ class PrivateSelector(Selector):
             )
         self.random = random if isinstance(random, RandomSource) else list(random)
         self.accountants = list(accountants)
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1):
+            raise ConfigError(f"`top_k` (top-k+ candidate set) must be an integer >= 1 or None. Found {top_k!r}.")
+        self.top_k = None if top_k is None else int(top_k)
+        self.top_k_margin = check_real("top_k_margin", top_k_margin, at_least=0.0)
+        if self.top_k_margin != 0.0 and self.top_k is None:
+            raise ConfigError("`top_k_margin` widens the top-k+ candidate set: it needs `top_k`.")
+
+    def candidates(self, public_logprobs: torch.Tensor) -> torch.Tensor:
+        """The top-k⁺ candidate set: BoolTensor like ``public_logprobs`` ``[n, vocab]`` (all True when
+        ``top_k`` is None).
+
+        The k tokens of largest public log-probability plus every token within ``top_k_margin`` of the
+        k-th (ties included). A function of the public prompt's logits alone — the public prompt and the
+        released suffix — hence the same for neighbouring clusters: restricting the exponential
+        mechanism to it changes neither its sensitivity nor its cost. (InvisibleInk's margin 2C covers
+        the private top-k of a *mean* of members clipped at C; for a sum over n members the analogous
+        margin would be 2nc, and n is private, so the margin here is a public parameter.)
+        """
+        if self.top_k is None:
+            return torch.ones_like(public_logprobs, dtype=torch.bool)
+        k = min(self.top_k, public_logprobs.shape[-1])
+        kth = torch.topk(public_logprobs, k, dim=-1).values[:, -1:]
+        return public_logprobs >= kth - self.top_k_margin
+
+    def _restrict(self, z: torch.Tensor, groups: torch.Tensor, public_logprobs: torch.Tensor) -> None:
+        """Set z to −inf outside each group's candidate set (in place; rows ``groups`` of z, whose public
+        log-probabilities are the rows of ``public_logprobs``). Nothing without ``top_k``."""
+        if self.top_k is not None and groups.numel():
+            z.index_copy_(0, groups, z.index_select(0, groups).masked_fill(~self.candidates(public_logprobs),
+                                                                            float("-inf")))
 
     def scores(self, logits: torch.Tensor, layout: RowLayout) -> torch.Tensor:
         """z ``[n_groups, vocab_size]`` (float32, CPU) from the rows' logits ``[rows, model_vocab]``.
@@ -107,8 +147,12 @@ class PrivateSelector(Selector):
         )
 
     def describe(self) -> dict:
-        """The variant and its public parameters, for manifests and privacy reports."""
-        return {"decoding": self.name, "clip": self.clip, "temperature": self.temperature}
+        """The variant and its public parameters, for manifests and privacy reports (``top_k`` and
+        ``top_k_margin`` when a candidate set is used)."""
+        out = {"decoding": self.name, "clip": self.clip, "temperature": self.temperature}
+        if self.top_k is not None:
+            out.update(top_k=self.top_k, top_k_margin=self.top_k_margin)
+        return out
 
 
 class PaperSelector(PrivateSelector):
@@ -123,8 +167,12 @@ class PaperSelector(PrivateSelector):
     with the same generated suffix. In float32: the clipped rows are summed first, then the public
     term is added — today's decoder, bit for bit.
 
+    With ``top_k`` (needs ω > 0: the public prompt), z_v = −inf outside the top-k⁺ candidate set of the
+    public log-probabilities (:meth:`PrivateSelector.candidates`).
+
     Sensitivity: adding or removing one member d changes z by clip_c(l_d) ∈ [−c, c]^V (the public
-    term is the same on both sides: it reads only the public prompt and the released suffix).
+    term and the candidate set are the same on both sides: they read only the public prompt and the
+    released suffix).
 
     Cost: for any tokens a, b the log-probability ratio of the two neighbours differs by
     ((z'_a − z_a) − (z'_b − z_b))/τ ∈ [−2c/τ, 2c/τ]: a 2c/τ-bounded-range exponential mechanism
@@ -133,16 +181,24 @@ class PaperSelector(PrivateSelector):
 
     Args:
         public_weight: ω >= 0 (0: no public term and no public row; the default).
+        top_k, top_k_margin: the top-k⁺ candidate set (default: none); ``top_k`` needs ω > 0.
         Others: as :class:`PrivateSelector`.
+
+    Raises:
+        ConfigError: a bad value, or ``top_k`` with ω = 0 (no public prompt to take the set from).
     """
 
     name: ClassVar[str] = "paper"
 
     def __init__(self, vocab_size: int, *, clip: float, temperature: float, random: RandomSource | Sequence[RandomSource],
-                 accountants: Sequence[ZCDPAccountant] = (), public_weight: float = 0.0):
-        super().__init__(vocab_size, clip=clip, temperature=temperature, random=random, accountants=accountants)
+                 accountants: Sequence[ZCDPAccountant] = (), public_weight: float = 0.0,
+                 top_k: int | None = None, top_k_margin: float = 0.0):
+        super().__init__(vocab_size, clip=clip, temperature=temperature, random=random, accountants=accountants,
+                         top_k=top_k, top_k_margin=top_k_margin)
         self.public_weight = check_real("public_weight", public_weight, at_least=0.0)
         self.uses_public = self.public_weight > 0
+        if self.top_k is not None and not self.uses_public:
+            raise ConfigError("the top-k+ candidate set is computed from the public prompt: it needs `public_weight` > 0.")
 
     def scores(self, logits, layout):
         vocab = self.vocab_size
@@ -157,8 +213,10 @@ class PaperSelector(PrivateSelector):
         if self.uses_public:
             groups, rows = layout.public_rows()
             if rows.numel():
-                pub = torch.log_softmax(real.index_select(0, rows.to(dev)).float(), dim=-1) * self.public_weight
-                z.index_add_(0, groups.to(dev), pub)
+                groups = groups.to(dev)
+                pub = torch.log_softmax(real.index_select(0, rows.to(dev)).float(), dim=-1)
+                z.index_add_(0, groups, pub * self.public_weight)
+                self._restrict(z, groups, pub)
         return z.cpu()
 
     def describe(self):
@@ -174,23 +232,31 @@ class PublicPriorSelector(PaperSelector):
     instruction rendered with no document — continued by the same released suffix. The prior keeps
     the text fluent where the members disagree (their clipped sum is then nearly flat).
 
-    Sensitivity and cost: as :class:`PaperSelector` — the prior is computed from public values only,
-    so it is identical for neighbouring clusters and adds nothing to the change of z, which is one
-    clipped vector in [−c, c]^V: 2c/τ-bounded range, (c/τ)²/2 zCDP per token.
+    With ``top_k``, z_v = −inf outside the top-k⁺ candidate set of the public log-probabilities
+    (:meth:`PrivateSelector.candidates`): where the members' clipped sum is nearly flat, the draw stays
+    among the tokens the public prompt finds plausible instead of the whole vocabulary (with
+    ``"{keyword}"`` in the public prompt, these include the tokens of the cluster's released keyword).
+
+    Sensitivity and cost: as :class:`PaperSelector` — the prior and the candidate set are computed from
+    public values only, so they are identical for neighbouring clusters and add nothing to the change
+    of z, which is one clipped vector in [−c, c]^V: 2c/τ-bounded range on the common support,
+    (c/τ)²/2 zCDP per token.
 
     Args:
         public_weight: ω > 0 (default 1).
+        top_k, top_k_margin: the top-k⁺ candidate set (default: none).
         Others: as :class:`PrivateSelector`.
     """
 
     name: ClassVar[str] = "public-prior"
 
     def __init__(self, vocab_size: int, *, clip: float, temperature: float, random: RandomSource | Sequence[RandomSource],
-                 accountants: Sequence[ZCDPAccountant] = (), public_weight: float = 1.0):
+                 accountants: Sequence[ZCDPAccountant] = (), public_weight: float = 1.0,
+                 top_k: int | None = None, top_k_margin: float = 0.0):
         if isinstance(public_weight, (int, float)) and not isinstance(public_weight, bool) and public_weight == 0:
             raise ConfigError("`public_weight` (omega) of the public-prior decoding must be > 0 (use 'paper' for 0).")
         super().__init__(vocab_size, clip=clip, temperature=temperature, random=random, accountants=accountants,
-                         public_weight=public_weight)
+                         public_weight=public_weight, top_k=top_k, top_k_margin=top_k_margin)
 
 
 class InvisibleInkSelector(PrivateSelector):
@@ -210,11 +276,13 @@ class InvisibleInkSelector(PrivateSelector):
     cluster's size is private (InvisibleInk divides by its public batch size; here a cluster's size
     only enters through the sum). A member that agrees with the public prompt adds 0.
 
-    Top-k⁺ candidate set (optional): the k tokens of largest p_pub plus every token whose p_pub is
-    within ``top_k_margin`` of the k-th largest (ties included). It is a function of the public logits
-    only, hence the same for neighbouring clusters. (InvisibleInk's margin 2C covers the private top-k
-    of a *mean* of members clipped at C; for a sum over n members the analogous margin would be 2nc,
-    and n is private, so the margin here is a public parameter.)
+    Top-k⁺ candidate set (optional): :meth:`PrivateSelector.candidates` of p_pub, a function of the
+    public logits only, hence the same for neighbouring clusters.
+
+    With the small c that a sum over members affords (c ≈ 0.25–0.4 at ε = 10), a member's clipped
+    difference saturates at ±c on every token it finds more (less) likely than the public prompt does,
+    however slightly: z is nearly flat over all the tokens the members prefer, and the texts follow the
+    public prompt rather than the members (benchmarks/results/bench_utility.md: no disease named).
 
     Sensitivity: adding or removing one member d changes z on the candidate set by
     clip(p_d − p_pub, −c, c) ∈ [−c, c]^V (:func:`~dpsynrag.privacy.mechanisms.clip_logit_differences`,
@@ -237,21 +305,9 @@ class InvisibleInkSelector(PrivateSelector):
     def __init__(self, vocab_size: int, *, clip: float, temperature: float, random: RandomSource | Sequence[RandomSource],
                  accountants: Sequence[ZCDPAccountant] = (), public_scale: float = 1.0,
                  top_k: int | None = None, top_k_margin: float = 0.0):
-        super().__init__(vocab_size, clip=clip, temperature=temperature, random=random, accountants=accountants)
+        super().__init__(vocab_size, clip=clip, temperature=temperature, random=random, accountants=accountants,
+                         top_k=top_k, top_k_margin=top_k_margin)
         self.public_scale = check_real("public_scale", public_scale, at_least=0.0)
-        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1):
-            raise ConfigError(f"`top_k` (top-k+ candidate set) must be an integer >= 1 or None. Found {top_k!r}.")
-        self.top_k = None if top_k is None else int(top_k)
-        self.top_k_margin = check_real("top_k_margin", top_k_margin, at_least=0.0)
-
-    def candidates(self, public_logprobs: torch.Tensor) -> torch.Tensor:
-        """The top-k⁺ candidate set: BoolTensor like ``public_logprobs`` ``[n, vocab]`` (all True when
-        ``top_k`` is None). A function of public values only."""
-        if self.top_k is None:
-            return torch.ones_like(public_logprobs, dtype=torch.bool)
-        k = min(self.top_k, public_logprobs.shape[-1])
-        kth = torch.topk(public_logprobs, k, dim=-1).values[:, -1:]
-        return public_logprobs >= kth - self.top_k_margin
 
     def scores(self, logits, layout):
         vocab = self.vocab_size
@@ -275,14 +331,12 @@ class InvisibleInkSelector(PrivateSelector):
             z.index_add_(0, group[idx], diff)
         if groups.numel():
             z.index_add_(0, groups, pub * self.public_scale)
-            if self.top_k is not None:
-                sub = z.index_select(0, groups).masked_fill(~self.candidates(pub), float("-inf"))
-                z.index_copy_(0, groups, sub)
+            self._restrict(z, groups, pub)
         return z.cpu()
 
     def describe(self):
-        return {**super().describe(), "public_scale": self.public_scale, "top_k": self.top_k,
-                "top_k_margin": self.top_k_margin}
+        return {"decoding": self.name, "clip": self.clip, "temperature": self.temperature,
+                "public_scale": self.public_scale, "top_k": self.top_k, "top_k_margin": self.top_k_margin}
 
 
 def make_private_selector(
@@ -303,21 +357,22 @@ def make_private_selector(
     Args:
         decoding: ``"paper"``, ``"public-prior"`` or ``"invisibleink"``.
         public_weight: ω of "paper" (default 0) or "public-prior" (default 1); not used by "invisibleink".
-        public_scale, top_k, top_k_margin: λ and the top-k⁺ set of "invisibleink" only.
+        public_scale: λ of "invisibleink" only.
+        top_k, top_k_margin: the top-k⁺ candidate set of any variant that runs a public prompt.
         Others: as :class:`PrivateSelector`.
 
     Raises:
         ConfigError: an unknown variant, a parameter of another variant, or a bad value.
     """
-    common = dict(clip=clip, temperature=temperature, random=random, accountants=accountants)
+    common = dict(clip=clip, temperature=temperature, random=random, accountants=accountants, top_k=top_k,
+                  top_k_margin=top_k_margin)
     if decoding in ("paper", "public-prior"):
-        if public_scale != 1.0 or top_k is not None or top_k_margin != 0.0:
-            raise ConfigError(f"the invisibleink parameters (lambda, top-k+) do not apply to the {decoding!r} decoding.")
+        if public_scale != 1.0:
+            raise ConfigError(f"lambda (invisibleink) does not apply to the {decoding!r} decoding.")
         cls = PaperSelector if decoding == "paper" else PublicPriorSelector
         return cls(vocab_size, **common, **({} if public_weight is None else {"public_weight": public_weight}))
     if decoding == "invisibleink":
         if public_weight is not None and public_weight != 0:
             raise ConfigError("`public_weight` (omega) does not apply to the invisibleink decoding; its public weight is lambda.")
-        return InvisibleInkSelector(vocab_size, **common, public_scale=public_scale, top_k=top_k,
-                                    top_k_margin=top_k_margin)
+        return InvisibleInkSelector(vocab_size, **common, public_scale=public_scale)
     raise ConfigError(f"`decoding` must be one of {', '.join(DECODINGS)}. Found {decoding!r}.")

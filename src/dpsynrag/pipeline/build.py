@@ -246,8 +246,8 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         public_weight=config.public_weight,
         decoding=config.decoding,
         public_scale=config.invisibleink_lambda,
-        top_k=config.invisibleink_top_k,
-        top_k_margin=config.invisibleink_margin,
+        top_k=config.public_top_k,
+        top_k_margin=config.public_top_k_margin,
         memory_budget_gb=config.memory_budget_gb,
         prompt_prefix=lm.public_prefix(REPHRASE_PROMPT),  # the public part only: template + instruction
         rows_per_group=min(config.L, GROUP_ROWS),  # public: a document has at most L member rows

@@ -37,8 +37,9 @@ class BuildConfig(CorpusConfig):
     (:mod:`dpsynrag.models.decoding`): ``"paper"`` (Σ clipped member logits, + ω · public
     log-probabilities when ``public_weight`` ω > 0, default 0), ``"public-prior"`` (+ ω · public
     log-probabilities, ω default 1) or ``"invisibleink"`` (λ = ``invisibleink_lambda`` · public
-    log-probabilities + Σ member differences to them clipped to [−c, c]; optional top-k⁺ candidate set of
-    ``invisibleink_top_k`` tokens plus those within ``invisibleink_margin`` nats of the k-th, from the
+    log-probabilities + Σ member differences to them clipped to [−c, c]). Any variant that runs a public
+    prompt may sample from a top-k⁺ candidate set only: the ``public_top_k`` tokens of largest public
+    log-probability plus those within ``public_top_k_margin`` nats of the k-th (public: a function of the
     public logits). All cost (c/τ)²/2 zCDP per token. ``public_prompt`` is plain text rendered with the
     model's chat template (no private data); when the variant needs one and none is given, it is the
     rephrase instruction with an empty document.
@@ -94,8 +95,8 @@ class BuildConfig(CorpusConfig):
     public_weight: Optional[float] = Field(None, ge=0)
     decoding: Literal["paper", "public-prior", "invisibleink"] = "paper"
     invisibleink_lambda: float = Field(1.0, ge=0)
-    invisibleink_top_k: Optional[int] = Field(None, ge=1)
-    invisibleink_margin: float = Field(0.0, ge=0)
+    public_top_k: Optional[int] = Field(None, ge=1)
+    public_top_k_margin: float = Field(0.0, ge=0)
     batch_size: Optional[int] = Field(None, ge=1)
     memory_budget_gb: float = Field(2.0, gt=0)
 
@@ -139,15 +140,18 @@ class BuildConfig(CorpusConfig):
                 "`clustering` 'primary' ranks a document's extracted keywords; it cannot be combined with "
                 "`match_text` (--match-text)."
             )
-        if self.decoding != "invisibleink" and (
-            self.invisibleink_lambda != 1.0 or self.invisibleink_top_k is not None or self.invisibleink_margin != 0.0
-        ):
+        if self.decoding != "invisibleink" and self.invisibleink_lambda != 1.0:
             raise ValueError(
-                "`invisibleink_lambda`, `invisibleink_top_k` and `invisibleink_margin` apply only to "
-                f"`decoding` 'invisibleink' (--decoding invisibleink). Found decoding {self.decoding!r}."
+                "`invisibleink_lambda` applies only to `decoding` 'invisibleink' (--decoding invisibleink). "
+                f"Found decoding {self.decoding!r}."
             )
-        if self.invisibleink_margin != 0.0 and self.invisibleink_top_k is None:
-            raise ValueError("`invisibleink_margin` widens the top-k+ set: it needs `invisibleink_top_k`.")
+        if self.public_top_k is not None and not self.uses_public_prompt:
+            raise ValueError(
+                "`public_top_k` takes the candidate set from the public prompt, but the 'paper' decoding with "
+                "`public_weight` 0 runs none: use `decoding` public-prior or invisibleink, or a `public_weight` > 0."
+            )
+        if self.public_top_k_margin != 0.0 and self.public_top_k is None:
+            raise ValueError("`public_top_k_margin` widens the top-k+ set: it needs `public_top_k`.")
         if self.decoding == "invisibleink" and self.public_weight:
             raise ValueError("`public_weight` does not apply to `decoding` 'invisibleink'; its weight is `invisibleink_lambda`.")
         if self.response_prefix is not None and "{document}" in self.response_prefix:
