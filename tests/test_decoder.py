@@ -164,6 +164,44 @@ def test_sliding_window_model_takes_the_generic_engine(tiny_lm_factory):
             assert torch.allclose(z[r], ref, atol=1e-4)
 
 
+@pytest.mark.parametrize("decoding", ["paper", "invisibleink"])
+def test_identical_members_are_one_weighted_row_with_the_same_scores(tiny_lm_factory, decoding, monkeypatch):
+    """A cluster holding the same prompt m times (near-duplicate documents) gives the z of m separate
+    members (sum of m equal clipped vectors), computed from one row: the decode forwards hold one row
+    per distinct prompt (+ the public row), whatever m is."""
+    lm = tiny_lm_factory(engine="shared")
+    clip = 0.4
+    p = [prompt(lm, d) for d in DOCS]
+    kw = dict(clip=clip, decoding=decoding)
+    if decoding == "invisibleink":
+        kw["public_prompt"] = lm.chat_prompt("rephrase the following document : ")
+    dec = decoder(lm, **kw)
+    clusters = [[p[0]] * 5 + [p[1], p[0]], [p[2], p[3]], [p[4]] * 3]
+    for suffix in [(), (9, 14)]:
+        z = dec.aggregated_logits(clusters, suffix)
+        if decoding == "paper":
+            assert torch.allclose(z[0], direct_z(lm, [DOCS[0]] * 6 + [DOCS[1]], clip, suffix), atol=1e-5)
+            assert torch.allclose(z[2], 3 * direct_z(lm, [DOCS[4]], clip, suffix), atol=1e-5)
+        one_by_one = torch.zeros_like(z[0])
+        for member in clusters[0]:
+            one_by_one += dec.aggregated_logits([[member]], suffix)[0] - dec.aggregated_logits([[]], suffix)[0]
+        assert torch.allclose(z[0] - dec.aggregated_logits([[]], suffix)[0], one_by_one, atol=1e-5)
+    # rows: one per distinct prompt of each cluster (2 + 2 + 1), plus one public row per cluster if any
+    import dpsynrag.models.decoder as decoder_module
+
+    rows = []
+
+    class Recording(decoder_module.RowBatch):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            rows.append(self.rows)
+
+    monkeypatch.setattr(decoder_module, "RowBatch", Recording)
+    lm.eos_token_ids = ()
+    decoder(lm, max_new_tokens=2, **kw).generate(clusters, [ZCDPAccountant() for _ in clusters])
+    assert rows == [5 + (3 if decoding == "invisibleink" else 0)]
+
+
 @pytest.mark.parametrize("engine", ["shared", "fast"])
 def test_shared_prefix_and_shared_documents_are_computed_once(tiny_lm_factory, engine, monkeypatch):
     from dpsynrag.models.engine import bucket_width, default_step_rows

@@ -243,14 +243,14 @@ class PrivatePredictionDecoder:
         z = torch.zeros((len(clusters), self.lm.vocab_size), dtype=torch.float32)
         if not rows[0]:
             return z
-        row_prompt, row_cluster, row_public = rows
+        row_prompt, row_cluster, row_public, row_weight = rows
         batch = RowBatch(self.lm.runner, *self._distinct(prompts, row_prompt), max_new_tokens=len(suffix),
                          public_prefix=self.prompt_prefix, rows_per_group=self.rows_per_group,
                          step_rows=self.step_rows)
         logits = batch.first_logits
         for tok in suffix:
             logits = batch.step(torch.full((len(row_prompt),), tok, dtype=torch.long))
-        return self.selector.scores(logits, RowLayout.build(row_cluster, row_public, len(clusters)))
+        return self.selector.scores(logits, RowLayout.build(row_cluster, row_public, len(clusters), row_weight))
 
     # -- internals ---------------------------------------------------------------------------------
 
@@ -297,20 +297,30 @@ class PrivatePredictionDecoder:
         return prompts, members, public_of
 
     def _rows(self, members: list[list[int]], public_of: list[int | None]):
-        """Rows of a batch: (prompt index, cluster position, is_public) per row."""
+        """Rows of a batch: (prompt index, cluster position, is_public, weight) per row.
+
+        The members of a cluster whose prompts are identical are one row whose weight is their number:
+        the engine computes a prompt's logits from the prompt alone, so their clipped logits are equal
+        and z = Σ_members clip(l_d) = Σ_rows weight · clip(l_row) (:class:`RowLayout`)."""
         row_prompt: list[int] = []
         row_cluster: list[int] = []
         row_public: list[bool] = []
+        row_weight: list[int] = []
         for c, m in enumerate(members):
+            count: dict[int, int] = {}
             for p in m:
+                count[p] = count.get(p, 0) + 1
+            for p, n in count.items():
                 row_prompt.append(p)
                 row_cluster.append(c)
                 row_public.append(False)
+                row_weight.append(n)
             if public_of[c] is not None:
                 row_prompt.append(public_of[c])
                 row_cluster.append(c)
                 row_public.append(True)
-        return row_prompt, row_cluster, row_public
+                row_weight.append(1)
+        return row_prompt, row_cluster, row_public, row_weight
 
     @staticmethod
     def _distinct(prompts: list[list[int]], row_prompt: list[int]):
@@ -352,7 +362,7 @@ class PrivatePredictionDecoder:
             return sum(-(-(have.get(p, 0) + k) // g) - -(-have.get(p, 0) // g) for p, k in seen.items())
 
         for r, m in enumerate(members):
-            rows = list(m) + ([] if public_of[r] is None else [public_of[r]])
+            rows = list(dict.fromkeys(m)) + ([] if public_of[r] is None else [public_of[r]])  # identical prompts: one row
             add = stores(rows, rows_of) * per_prompt + len(rows) * per_row
             if cur and cost + add > budget:
                 batches.append(cur)
@@ -374,13 +384,13 @@ class PrivatePredictionDecoder:
 
     def _decode_batch(self, prompts, members, public_of, accountants, bar=None, streams=None) -> list[list[int]]:
         T = self.max_new_tokens
-        row_prompt, row_cluster, row_public = self._rows(members, public_of)
+        row_prompt, row_cluster, row_public, row_weight = self._rows(members, public_of)
         batch = None
         if row_prompt:
             used, src = self._distinct(prompts, row_prompt)
             batch = RowBatch(self.lm.runner, used, src, max_new_tokens=T - 1, public_prefix=self.prompt_prefix,
                              rows_per_group=self.rows_per_group, step_rows=self.step_rows)
         return decode(
-            batch, RowLayout.build(row_cluster, row_public, len(members)), self._selector(accountants, streams),
+            batch, RowLayout.build(row_cluster, row_public, len(members), row_weight), self._selector(accountants, streams),
             steps=T, eos=self.lm.eos_token_ids, on_step=None if bar is None else (lambda: bar.update(1)),
         )

@@ -45,6 +45,9 @@ class RowLayout:
         group: LongTensor ``[rows]`` (CPU), the group of each row, in ``0 .. n_groups - 1``.
         public: BoolTensor ``[rows]`` (CPU), True for a row continuing a public prompt.
         n_groups: the number of groups (a group may have no row: an empty cluster, or an ended one).
+        weight: FloatTensor ``[rows]`` (CPU, float32) or None (every row 1): how many members of its group
+            a private row stands for — members whose prompts are identical compute identical logits (the
+            engine computes a prompt's logits from the prompt alone), so they are one row of weight m.
 
     Raises:
         ConfigError: on mismatched shapes or a group index out of range.
@@ -53,19 +56,24 @@ class RowLayout:
     group: torch.Tensor
     public: torch.Tensor
     n_groups: int
+    weight: torch.Tensor | None = None
 
     def __post_init__(self) -> None:
         if self.group.ndim != 1 or self.public.shape != self.group.shape or self.public.dtype != torch.bool:
             raise ConfigError("internal: RowLayout needs a [rows] group tensor and a [rows] bool public tensor.")
+        if self.weight is not None and (self.weight.shape != self.group.shape or self.weight.dtype != torch.float32):
+            raise ConfigError("internal: RowLayout weights must be a float32 [rows] tensor.")
         if self.group.numel() and (int(self.group.min()) < 0 or int(self.group.max()) >= self.n_groups):
             raise ConfigError(f"internal: RowLayout group indices must lie in [0, {self.n_groups}).")
 
     @classmethod
-    def build(cls, group: Sequence[int], public: Sequence[bool] | None, n_groups: int) -> "RowLayout":
-        """From plain sequences (``public`` None: no public rows)."""
+    def build(cls, group: Sequence[int], public: Sequence[bool] | None, n_groups: int,
+              weight: Sequence[int] | None = None) -> "RowLayout":
+        """From plain sequences (``public`` None: no public rows; ``weight`` None or all 1: no weights)."""
         g = torch.as_tensor(list(group), dtype=torch.long)
         p = torch.zeros(len(g), dtype=torch.bool) if public is None else torch.as_tensor(list(public), dtype=torch.bool)
-        return cls(g, p, int(n_groups))
+        w = None if weight is None or all(x == 1 for x in weight) else torch.as_tensor(list(weight), dtype=torch.float32)
+        return cls(g, p, int(n_groups), w)
 
     @classmethod
     def one_row_per_group(cls, n: int) -> "RowLayout":
@@ -78,7 +86,8 @@ class RowLayout:
 
     def keep(self, rows: torch.Tensor) -> "RowLayout":
         """The layout of the rows ``rows`` (indices, in the new order), as :meth:`RowBatch.keep`."""
-        return RowLayout(self.group[rows], self.public[rows], self.n_groups)
+        return RowLayout(self.group[rows], self.public[rows], self.n_groups,
+                         None if self.weight is None else self.weight[rows])
 
     def public_rows(self) -> tuple[torch.Tensor, torch.Tensor]:
         """``(groups, rows)``: each group with a public row, and its first public row (LongTensors).

@@ -48,6 +48,14 @@ DECODINGS = ("paper", "public-prior", "invisibleink")
 _CLIP_ROWS = 64
 
 
+def _weighted(terms: torch.Tensor, layout: RowLayout, idx: torch.Tensor) -> torch.Tensor:
+    """Each row's clipped term ``[len(idx), vocab]`` times the number of members it stands for
+    (:attr:`RowLayout.weight`; in place; unchanged without weights): identical member prompts are one row."""
+    if layout.weight is None:
+        return terms
+    return terms.mul_(layout.weight.to(terms.device).index_select(0, idx.to(terms.device))[:, None])
+
+
 class PrivateSelector(Selector):
     """Base of the private-prediction selectors: z = :meth:`scores`, y ~ softmax(z / τ).
 
@@ -209,7 +217,7 @@ class PaperSelector(PrivateSelector):
         private = torch.nonzero(~layout.public).flatten().to(dev)
         for i in range(0, private.numel(), _CLIP_ROWS):
             idx = private[i : i + _CLIP_ROWS]
-            z.index_add_(0, group[idx], clip_logits(real.index_select(0, idx), self.clip))
+            z.index_add_(0, group[idx], _weighted(clip_logits(real.index_select(0, idx), self.clip), layout, idx))
         if self.uses_public:
             groups, rows = layout.public_rows()
             if rows.numel():
@@ -328,7 +336,7 @@ class InvisibleInkSelector(PrivateSelector):
             idx = private[i : i + _CLIP_ROWS]
             own = torch.log_softmax(real.index_select(0, idx).float(), dim=-1)
             diff = clip_logit_differences(own, pub.index_select(0, pub_of[group[idx]]), self.clip)
-            z.index_add_(0, group[idx], diff)
+            z.index_add_(0, group[idx], _weighted(diff, layout, idx))
         if groups.numel():
             z.index_add_(0, groups, pub * self.public_scale)
             self._restrict(z, groups, pub)
