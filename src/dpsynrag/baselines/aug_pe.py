@@ -308,7 +308,7 @@ def build_aug_pe(documents: Sequence[Document] | Sequence[str] | str | os.PathLi
     """Build an Aug-PE synthetic corpus (see the module docstring) and its RAG index:
     ``get_method("aug-pe").build`` (:meth:`dpsynrag.methods.CorpusMethod.build` gives the arguments and the
     keyword ``options``: ``lm``, ``embedder`` (it computes the votes and the index), ``text_field``,
-    ``id_field``, ``overwrite``, ``progress``, ``ledger``).
+    ``id_field``, ``identifier_fields``, ``overwrite``, ``progress``, ``ledger``).
 
     Returns:
         The :class:`~dpsynrag.corpus.SyntheticCorpus`: one record per distinct selected text (``id``,

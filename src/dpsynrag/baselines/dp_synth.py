@@ -145,8 +145,8 @@ def build_dp_synth(documents: Sequence[Document] | Sequence[str] | str | os.Path
                    config: DPSynthConfig, **options) -> SyntheticCorpus:
     """Build a DP-Synth synthetic corpus (one text per random disjoint batch) and its RAG index:
     ``get_method("dp-synth").build`` (:meth:`dpsynrag.methods.CorpusMethod.build` gives the arguments and
-    the keyword ``options``: ``lm``, ``embedder``, ``text_field``, ``id_field``, ``overwrite``, ``progress``,
-    ``ledger``).
+    the keyword ``options``: ``lm``, ``embedder``, ``text_field``, ``id_field``, ``identifier_fields``,
+    ``overwrite``, ``progress``, ``ledger``).
 
     Returns:
         The :class:`~dpsynrag.corpus.SyntheticCorpus`: ``num_batches`` records (``id``, ``batch``,

@@ -127,6 +127,8 @@ class BuildCommand(RegistryCommand):
             _param("max_document_tokens", typer.Option(None, "--max-document-tokens", help="Truncate each document to this many tokens (default 256)."), Optional[int]),
             _param("text_field", typer.Option("text", "--text-field", help="Field holding the document text."), str),
             _param("id_field", typer.Option(None, "--id-field", help="Field holding a unique document id."), Optional[str]),
+            _param("identifier_field", typer.Option(None, "--identifier-field", metavar="NAME", help="Field holding direct identifiers (names, e-mails, account numbers; repeat for several): each document's own values are redacted from its text before any model reads it."), Optional[list[str]]),
+            _param("identifier_placeholder", typer.Option(None, "--identifier-placeholder", help="Public text replacing a redacted identifier (default [REDACTED]; needs --identifier-field)."), Optional[str]),
             _param("overwrite", typer.Option(False, "--overwrite", help="Replace --out if it exists (after a successful build)."), bool),
             _param("threads", typer.Option(None, "--threads", help="Torch CPU threads (per Ray worker with --ray; default: the cores free to the process, or $DPSYNRAG_THREADS)."), Optional[int]),
             _param("ledger", typer.Option(None, "--ledger", help=LEDGER_HELP), Optional[Path]),
@@ -138,6 +140,9 @@ class BuildCommand(RegistryCommand):
 
         flags: dict[str, str] = {}
         try:
+            identifier_fields = tuple(values["identifier_field"] or ())
+            if values["identifier_placeholder"] is not None and not identifier_fields:
+                raise ConfigError("--identifier-placeholder needs --identifier-field (the fields to redact).")
             method = _method(values["method"], self.choices())
             flags = {o.field: o.flag for o in method.options if not o.build_only}
             fields, build_options = method_fields(ctx, values, method,
@@ -146,7 +151,9 @@ class BuildCommand(RegistryCommand):
                       "filter_prompt": values["filter_prompt"], "model": values["model"],
                       "embedder": values["embedder"], "seed": values["seed"], "conversion": values["conversion"],
                       "max_document_tokens": values["max_document_tokens"],
-                      "self_filter": False if values["no_self_filter"] else None}
+                      "self_filter": False if values["no_self_filter"] else None,
+                      "redact_identifiers": True if identifier_fields else None,
+                      "identifier_placeholder": values["identifier_placeholder"]}
             config = method.make_config(**{k: v for k, v in common.items() if v is not None}, **fields)
             config.calibrate()
             if "threads" in inspect.signature(method.build).parameters:
@@ -160,12 +167,17 @@ class BuildCommand(RegistryCommand):
                     raise ConfigError("INPUT is a folder: pass --task to say how to read it, or give a file.")
                 from dpsynrag.tasks import get_task
 
-                documents = get_task(values["task"]).load_database(documents)
+                task = get_task(values["task"])
+                others = [f for f in identifier_fields if f not in task.identifier_fields]
+                if others:
+                    raise ConfigError(f"--identifier-field {others[0]}: a task's data folder is read with the task's "
+                                      f"identifier fields ({', '.join(task.identifier_fields) or 'none'}).")
+                documents = task.load_database(documents)
             seed_warning(values["seed"])
             ledger = open_ledger(values["ledger"], values["lifetime_epsilon"])
             corpus = method.build(documents, values["out"], config, text_field=values["text_field"],
-                                  id_field=values["id_field"], overwrite=values["overwrite"], progress=True,
-                                  ledger=ledger, **build_options)
+                                  id_field=values["id_field"], identifier_fields=identifier_fields,
+                                  overwrite=values["overwrite"], progress=True, ledger=ledger, **build_options)
         except ValidationError as exc:
             fail(exc, flags)
             return

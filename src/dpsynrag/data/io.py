@@ -1,6 +1,7 @@
 """Reading private document collections and writing JSON-lines files atomically.
 
-A collection is a file of rows, each with a text field and optionally an id field:
+A collection is a file of rows, each with a text field, optionally an id field and columns of direct
+identifiers (:mod:`dpsynrag.data.redaction`):
 
 * JSON lines (``.jsonl``, ``.ndjson``; ``.json`` holding either JSON lines or one JSON array of objects),
 * CSV (``.csv``, UTF-8, header row; the standard ``csv`` module's dialect, quotes with ``"``),
@@ -28,7 +29,7 @@ import os
 import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +62,14 @@ class Document:
     Attributes:
         id: identifier, unique within its collection (the id field stringified, or the 0-based row index).
         text: the document text, non-empty.
+        identifiers: the document's own direct identifiers (values of the ``identifier_fields``), for
+            :mod:`dpsynrag.data.redaction`; private: left out of ``repr`` and never written
+            (:func:`write_jsonl_atomic` writes a Document as its id and text).
     """
 
     id: str
     text: str
+    identifiers: tuple[str, ...] = field(default=(), repr=False)
 
 
 def load_documents(
@@ -73,6 +78,7 @@ def load_documents(
     text_field: str = "text",
     id_field: str | None = None,
     limit: int | None = None,
+    identifier_fields: Sequence[str] = (),
 ) -> list[Document]:
     """Load a document collection from a JSON-lines, CSV or Parquet file.
 
@@ -84,6 +90,9 @@ def load_documents(
             0-based row index (``"0"``, ``"1"``, …). Ids must be unique.
         limit: keep only the first ``limit`` rows of the file (in file order), ``None`` for all. Rows
             after the limit are not read, so they are not validated either.
+        identifier_fields: names of the fields holding the row's direct identifiers (names, e-mails,
+            account numbers), which become :attr:`Document.identifiers`: a string, another scalar
+            (converted with ``str``) or a list of them; null and empty values give none.
 
     Returns:
         The documents in file order (all in memory; :func:`iter_documents` reads them one at a time).
@@ -91,10 +100,12 @@ def load_documents(
     Raises:
         DataFileNotFoundError: ``path`` does not exist (also a ``DataError`` and a ``FileNotFoundError``).
         DataError: unknown extension, a malformed row (bad JSON, bad UTF-8, not an object), a missing
-            field, a non-string or empty text, a missing id, a duplicate id, or no documents at all.
+            field (text, id or identifier), a non-string or empty text, a missing id, a duplicate id, an
+            identifier that is an object, or no documents at all.
         ConfigError: ``limit`` is not a positive integer.
     """
-    return list(iter_documents(path, text_field=text_field, id_field=id_field, limit=limit))
+    return list(iter_documents(path, text_field=text_field, id_field=id_field, limit=limit,
+                               identifier_fields=identifier_fields))
 
 
 def iter_documents(
@@ -103,6 +114,7 @@ def iter_documents(
     text_field: str = "text",
     id_field: str | None = None,
     limit: int | None = None,
+    identifier_fields: Sequence[str] = (),
 ) -> Iterator[Document]:
     """The documents of a JSON-lines, CSV or Parquet file, read and checked one row at a time.
 
@@ -127,13 +139,14 @@ def iter_documents(
             f"`path`: unknown file extension {file.suffix!r} for {str(file)!r}; "
             f"supported: {', '.join(SUPPORTED_EXTENSIONS)}. Hint: rename the file or convert it."
         )
-    return _iter_documents(file, text_field, id_field, limit)
+    return _iter_documents(file, text_field, id_field, limit, identifier_fields=tuple(identifier_fields))
 
 
-def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: int | None) -> Iterator[Document]:
+def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: int | None, *,
+                    identifier_fields: Sequence[str] = ()) -> Iterator[Document]:
     seen_ids: set[int] = set()  # 64-bit hashes of the ids so far (not the ids: memory stays small)
     count = 0
-    for row_index, where, row in iter_rows(file, text_field, id_field):
+    for row_index, where, row in iter_rows(file, text_field, id_field, identifier_fields):
         if limit is not None and row_index >= limit:
             break
         text = _field(row, text_field, where, file)
@@ -155,8 +168,9 @@ def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: in
                         "unique; hint: leave out the id field (no --id-field; id_field=None) to number rows instead."
                     )
             seen_ids.add(key)
+        identifiers = tuple(v for name in identifier_fields for v in _identifiers(row, name, where, file))
         count += 1
-        yield Document(id=doc_id, text=text)
+        yield Document(id=doc_id, text=text, identifiers=identifiers)
     if not count:
         raise DataError(f"{file.name}: no documents found in {str(file)!r} (the file has no data rows).")
 
@@ -168,6 +182,17 @@ def _document_id(row: Mapping[str, Any], id_field: str, where: str, file: Path) 
     if isinstance(raw_id, (dict, list)):
         raise DataError(f"{file.name}, {where}: id field {id_field!r} must be a scalar, found {type(raw_id).__name__}.")
     return str(raw_id)
+
+
+def _identifiers(row: Mapping[str, Any], name: str, where: str, file: Path) -> list[str]:
+    """The non-empty values of identifier field ``name``: a scalar (stringified) or a list of them."""
+    raw = _field(row, name, where, file)
+    values = raw if isinstance(raw, list) else [raw]
+    for v in values:
+        if isinstance(v, (dict, list)):
+            raise DataError(f"{file.name}, {where}: identifier field {name!r} must be a scalar or a list of "
+                            f"scalars, found {type(v).__name__}{' in a list' if v is not raw else ''}.")
+    return [str(v) for v in values if v is not None and str(v).strip()]
 
 
 def _hash64(value: str) -> int:
@@ -192,7 +217,7 @@ class DocumentFile:
     row at a time (see :func:`iter_documents`), never the whole collection.
 
     Args:
-        path, text_field, id_field: as in :func:`load_documents`.
+        path, text_field, id_field, identifier_fields: as in :func:`load_documents`.
 
     Iteration yields :class:`Document` in file order. ``len()`` is the number of documents.
 
@@ -201,10 +226,12 @@ class DocumentFile:
             time or inode) since it was opened: the build would otherwise mix two collections.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, text_field: str = "text", id_field: str | None = None):
+    def __init__(self, path: str | os.PathLike[str], *, text_field: str = "text", id_field: str | None = None,
+                 identifier_fields: Sequence[str] = ()):
         self.path = Path(path)
         self.text_field = text_field
         self.id_field = id_field
+        self.identifier_fields = tuple(identifier_fields)
         self._identity = _file_identity(self.path)
         self._count = 0
         warn_duplicate_texts(self._counted())
@@ -224,7 +251,8 @@ class DocumentFile:
             yield document
 
     def _iter_checked(self) -> Iterator[Document]:
-        documents = iter_documents(self.path, text_field=self.text_field, id_field=self.id_field)
+        documents = iter_documents(self.path, text_field=self.text_field, id_field=self.id_field,
+                                   identifier_fields=self.identifier_fields)
         self._check_unchanged()
         yield from documents
         self._check_unchanged()
@@ -308,17 +336,18 @@ def open_documents(
     *,
     text_field: str = "text",
     id_field: str | None = None,
+    identifier_fields: Sequence[str] = (),
 ) -> DocumentFile | list[Document]:
     """The private collection for a build that reads it in a stream: a file path gives a
     :class:`DocumentFile` (re-read at each pass, never held in memory); Documents or strings give
-    :func:`as_documents`' list.
+    :func:`as_documents`' list. The fields are those of a file (see :func:`load_documents`).
 
     Raises:
         DataError: as :func:`as_documents`.
     """
     if isinstance(documents, (str, os.PathLike)):
-        return DocumentFile(documents, text_field=text_field, id_field=id_field)
-    return as_documents(documents, text_field=text_field, id_field=id_field)
+        return DocumentFile(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields)
+    return as_documents(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields)
 
 
 def read_jsonl(path: str | os.PathLike[str], *, limit: int | None = None) -> list[dict[str, Any]]:
@@ -388,7 +417,8 @@ def write_jsonl_atomic(path: str | os.PathLike[str], records: Iterable[Mapping[s
 
     Args:
         path: destination file.
-        records: mappings, or dataclass instances (converted with ``dataclasses.asdict``), one per line;
+        records: mappings, or dataclass instances (converted with ``dataclasses.asdict``; a
+            :class:`Document` to its id and text only, never its identifiers), one per line;
             serialised with ``json.dumps(..., ensure_ascii=False)`` (non-ASCII kept as UTF-8).
 
     Returns:
@@ -400,7 +430,9 @@ def write_jsonl_atomic(path: str | os.PathLike[str], records: Iterable[Mapping[s
     dest = Path(path)
     with atomic_write(dest) as handle:
         for index, record in enumerate(records):
-            if dataclasses.is_dataclass(record) and not isinstance(record, type):
+            if isinstance(record, Document):
+                record = {"id": record.id, "text": record.text}
+            elif dataclasses.is_dataclass(record) and not isinstance(record, type):
                 record = dataclasses.asdict(record)
             if not isinstance(record, Mapping):
                 raise TypeError(
@@ -417,7 +449,8 @@ def _field(row: Mapping[str, Any], name: str, where: str, file: Path) -> Any:
         available = ", ".join(map(str, row.keys())) or "(none)"
         raise DataError(
             f"{file.name}, {where}: missing field {name!r}; available fields: {available}. "
-            "Hint: name the right field (--text-field / --id-field; text_field= / id_field= in the API)."
+            "Hint: name the right field (--text-field / --id-field / --identifier-field; text_field= / "
+            "id_field= / identifier_fields= in the API)."
         )
     return row[name]
 
@@ -427,15 +460,16 @@ def as_documents(
     *,
     text_field: str = "text",
     id_field: str | None = None,
+    identifier_fields: Sequence[str] = (),
 ) -> list[Document]:
-    """The private collection as a list of :class:`Document` (a file path is loaded; plain strings get
-    their row index as id).
+    """The private collection as a list of :class:`Document` (a file path is loaded with the fields of
+    :func:`load_documents`; plain strings get their row index as id and no identifiers).
 
     Raises:
         DataError: an empty collection, a non-string/non-Document entry, an empty text, or a bad file.
     """
     if isinstance(documents, (str, os.PathLike)):
-        out = load_documents(documents, text_field=text_field, id_field=id_field)
+        out = load_documents(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields)
         warn_duplicate_texts(out)
         return out
     if isinstance(documents, bytes) or not isinstance(documents, Sequence):

@@ -9,7 +9,7 @@ import csv
 import io
 import json
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +22,17 @@ SUPPORTED_EXTENSIONS: tuple[str, ...] = JSONL_EXTENSIONS + CSV_EXTENSIONS + PARQ
 """File extensions :func:`~dpsynrag.data.io.load_documents` accepts (lower-case comparison)."""
 
 
-def iter_rows(file: Path, text_field: str, id_field: str | None) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
+def iter_rows(
+    file: Path, text_field: str, id_field: str | None, identifier_fields: Sequence[str] = ()
+) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
     """The rows of ``file`` by the reader of its extension (one of :data:`SUPPORTED_EXTENSIONS`);
-    Parquet reads only the ``text_field`` and ``id_field`` columns."""
+    Parquet reads only the ``text_field``, ``id_field`` and ``identifier_fields`` columns."""
     suffix = file.suffix.lower()
     if suffix in JSONL_EXTENSIONS:
         return iter_json_rows(file)
     if suffix in CSV_EXTENSIONS:
         return iter_csv_rows(file)
-    return iter_parquet_rows(file, text_field, id_field)
+    return iter_parquet_rows(file, text_field, id_field, identifier_fields)
 
 
 def _starts_with_bracket(handle) -> bool:
@@ -176,9 +178,10 @@ def _iter_csv_text(file: Path, text) -> Iterator[tuple[int, str, Mapping[str, An
 
 
 def iter_parquet_rows(
-    file: Path, text_field: str, id_field: str | None
+    file: Path, text_field: str, id_field: str | None, identifier_fields: Sequence[str] = ()
 ) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
-    """The ``text_field`` (and ``id_field``) values of a Parquet file's rows, read in batches of 8,192."""
+    """The ``text_field`` (and ``id_field``, ``identifier_fields``) values of a Parquet file's rows, read in
+    batches of 8,192 (a list column gives Python lists)."""
     import pyarrow.parquet as pq
 
     try:
@@ -186,7 +189,7 @@ def iter_parquet_rows(
     except Exception as exc:  # pyarrow raises ArrowInvalid / OSError for non-Parquet content
         raise DataError(f"{file.name}: not a readable Parquet file: {exc}.") from None
     available = list(parquet.schema_arrow.names)
-    wanted = [text_field] + ([id_field] if id_field is not None else [])
+    wanted = [text_field] + ([id_field] if id_field is not None else []) + list(identifier_fields)
     for name in wanted:
         if name not in available:
             raise DataError(

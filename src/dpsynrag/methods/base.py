@@ -154,8 +154,8 @@ class CorpusMethod(Method):
         return _resolve(self.generator)(run, **build_options)
 
     def build(self, documents, out_dir, config, *, lm=None, embedder=None, text_field: str = "text",
-              id_field: str | None = None, overwrite: bool = False, progress: bool = False, ledger=None,
-              **build_options: Any) -> "SyntheticCorpus":
+              id_field: str | None = None, identifier_fields: Sequence[str] = (), overwrite: bool = False,
+              progress: bool = False, ledger=None, **build_options: Any) -> "SyntheticCorpus":
         """Build a corpus: a :class:`~dpsynrag.pipeline.run.BuildRun` around :meth:`generate`.
 
         Args:
@@ -164,6 +164,8 @@ class CorpusMethod(Method):
             config: the method's config (an instance of :attr:`config_type`).
             lm, embedder: loaded models (else loaded from ``config.model`` / ``config.embedder``).
             text_field, id_field: fields of a file input.
+            identifier_fields: fields of a file input holding each document's direct identifiers (redacted
+                when ``config.redact_identifiers``; see :mod:`dpsynrag.data.redaction`).
             overwrite: replace an existing folder (only once the new build has succeeded).
             progress: show progress bars.
             ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger` (``--ledger``): checked before any
@@ -187,8 +189,8 @@ class CorpusMethod(Method):
         if self.config_type is not None and not isinstance(config, self.config_type):
             raise ConfigError(f"`config` must be a {self.config_type.__name__}. Found {type(config).__name__}.")
         run = BuildRun(self.name, documents, out_dir, config, lm=lm, embedder=embedder, text_field=text_field,
-                       id_field=id_field, overwrite=overwrite, progress=progress, ledger=ledger,
-                       prepare=lambda cal: self.prepare(config))
+                       id_field=id_field, identifier_fields=identifier_fields, overwrite=overwrite,
+                       progress=progress, ledger=ledger, prepare=lambda cal: self.prepare(config))
         with run:
             return self.generate(run, **build_options)
 

@@ -94,8 +94,8 @@ class DPSynRAG(CorpusMethod):
                                        notes=config.plan_notes)
 
     def build(self, documents, out_dir, config, *, lm=None, embedder=None, text_field="text", id_field=None,
-              overwrite=False, progress=False, ledger=None, resume=False, ray=None, ray_address=None,
-              ray_workers=None, threads=None):
+              identifier_fields=(), overwrite=False, progress=False, ledger=None, resume=False, ray=None,
+              ray_address=None, ray_workers=None, threads=None):
         """:func:`~dpsynrag.pipeline.build.build_corpus`; ``ray`` may be a RayOptions, or True with
         ``ray_address``/``ray_workers``/``threads`` (the CLI's flags)."""
         from dpsynrag.errors import ConfigError
@@ -109,7 +109,8 @@ class DPSynRAG(CorpusMethod):
             ray = RayOptions(address=ray_address, workers=ray_workers, threads=threads)
         extra = {**({"resume": True} if resume else {}), **({"ray": ray} if ray else {})}
         return build_corpus(documents, out_dir, config, lm=lm, embedder=embedder, text_field=text_field,
-                            id_field=id_field, overwrite=overwrite, progress=progress, ledger=ledger, **extra)
+                            id_field=id_field, identifier_fields=identifier_fields, overwrite=overwrite,
+                            progress=progress, ledger=ledger, **extra)
 
     def eval_params(self, preset, epsilon):
         return dict(preset.synrag)

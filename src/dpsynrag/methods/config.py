@@ -3,7 +3,7 @@
 A method's config is a frozen pydantic model that refuses unknown fields, NaN and infinities. Fields
 here: the target (ε, δ) and its ρ → ε conversion, the models, the seed (None: cryptographically secure
 randomness; an integer: reproducible output that is NOT for release), the public task and self-filter,
-and the cut applied to every private document.
+the cut applied to every private document, and the redaction of each document's own direct identifiers.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from dpsynrag.data.redaction import DEFAULT_PLACEHOLDER
 
 
 class CorpusConfig(BaseModel):
@@ -26,6 +28,14 @@ class CorpusConfig(BaseModel):
         self_filter: keep only texts the model judges relevant to the task (post-processing).
         filter_prompt: a self-filter template with ``{document}`` (instead of the task's).
         max_document_tokens: every private document is cut to this many tokens (>= 8).
+        redact_identifiers: before any model reads a document, replace its own direct identifiers
+            (:attr:`~dpsynrag.data.io.Document.identifiers`, from the input's identifier columns:
+            ``--identifier-field``, ``identifier_fields=``) in its text by ``identifier_placeholder``
+            (:func:`~dpsynrag.data.redaction.redact_identifiers`). A function of each document alone: the
+            privacy analysis is unchanged; the synthetic texts cannot repeat a name they never saw.
+        identifier_placeholder: the public text that replaces an identifier (default ``"[REDACTED]"``).
+
+    Both are public parameters, recorded in the manifest with the rest of the config.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
@@ -40,3 +50,5 @@ class CorpusConfig(BaseModel):
     self_filter: bool = True
     filter_prompt: Optional[str] = None
     max_document_tokens: int = Field(256, ge=8)
+    redact_identifiers: bool = False
+    identifier_placeholder: str = Field(DEFAULT_PLACEHOLDER, min_length=1)

@@ -80,6 +80,7 @@ def build_corpus(
     embedder=None,
     text_field: str = "text",
     id_field: str | None = None,
+    identifier_fields: Sequence[str] = (),
     overwrite: bool = False,
     progress: bool = False,
     ray=None,
@@ -94,6 +95,8 @@ def build_corpus(
         config: the build configuration (ε, δ, K, R, L, k, T, ...).
         lm, embedder: loaded models (else loaded from ``config.model`` / ``config.embedder``).
         text_field, id_field: fields of a file input.
+        identifier_fields: fields of a file input holding each document's direct identifiers (redacted
+            when ``config.redact_identifiers``; see :mod:`dpsynrag.data.redaction`).
         overwrite: replace an existing folder (only once the new build has succeeded).
         progress: show progress bars.
         ray: a :class:`~dpsynrag.pipeline.distributed.RayOptions` to run private prediction on Ray
@@ -123,8 +126,8 @@ def build_corpus(
     checkpoint = BuildCheckpoint(out_dir, resume=resume, overwrite=overwrite)
     # the public vocabulary: before any model is loaded, so an unusable vocabulary_size / language stops early
     run = BuildRun("dp-synrag", documents, out_dir, config, lm=lm, embedder=embedder, text_field=text_field,
-                   id_field=id_field, overwrite=overwrite, progress=progress, stream=True, defer_charge=True,
-                   plan=config.plan, prepare=lambda cal: None if config.open_vocabulary
+                   id_field=id_field, identifier_fields=identifier_fields, overwrite=overwrite, progress=progress,
+                   stream=True, defer_charge=True, plan=config.plan, prepare=lambda cal: None if config.open_vocabulary
                    else public_vocabulary(config.vocabulary_size, config.language))
     with run, checkpoint:
         return generate(run, checkpoint, ledger=ledger, ray=ray)

@@ -5,7 +5,8 @@ A :class:`BuildRun` owns what is the same in every build, in this order:
 1. the output folder's :class:`~dpsynrag.corpus.CorpusWriter` (a temporary folder renamed into place at
    the end; ``--out`` locked against a second build);
 2. the calibration of the method's config (refused before anything is loaded when the target (ε, δ)
-   cannot pay), the self-filter prompt (an unknown task stops the build here), the input documents;
+   cannot pay), the self-filter prompt (an unknown task stops the build here), the input documents (each
+   one's own direct identifiers redacted when the config says so: :mod:`dpsynrag.data.redaction`);
 3. the randomness: one root source (:func:`~dpsynrag.rng.make_random`: secure unless a seed is given for
    tests) and its named child streams (:meth:`BuildRun.stream`);
 4. the privacy-ledger charge, checked now and recorded by the method before its first draw;
@@ -31,6 +32,7 @@ import numpy as np
 from dpsynrag import __version__
 from dpsynrag.corpus import CorpusWriter, SyntheticCorpus, content_warning
 from dpsynrag.data.io import Document, as_documents, open_documents
+from dpsynrag.data.redaction import RedactedDocuments
 from dpsynrag.errors import ConfigError
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.events import PrivacyEvent
@@ -132,6 +134,9 @@ class BuildRun:
         lm, embedder: loaded models (else loaded from ``config.model`` / ``config.embedder`` by
             :meth:`load_models`).
         text_field, id_field: fields of a file input.
+        identifier_fields: fields of a file input holding each document's direct identifiers
+            (:attr:`~dpsynrag.data.io.Document.identifiers`); needed with ``config.redact_identifiers``
+            and a file input.
         overwrite: replace an existing folder once the new build has succeeded.
         progress: show progress bars.
         ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger`, or None (not recorded).
@@ -145,28 +150,40 @@ class BuildRun:
             that must stop a build before it reads anything, e.g. the public vocabulary).
 
     Attributes:
-        cal: the calibration; filter_prompt: the self-filter prompt or None; documents; random: the root
+        cal: the calibration; filter_prompt: the self-filter prompt or None; documents: what the method
+        reads (redacted when ``config.redact_identifiers``); input_documents: the input as read (its
+        fingerprints identify the dataset in the ledger and the owner-only record); random: the root
         source; charge: the :class:`~dpsynrag.privacy.ledger.PendingCharge` to commit before the first draw;
         timings: stage wall times (s); lm, embedder: after :meth:`load_models`.
 
     Raises:
         InfeasibleBudgetError: the target (ε, δ) cannot pay for the parameters (nothing run).
-        ConfigError, DataError: bad parameters or input. FileExistsError: ``out_dir`` exists.
+        ConfigError, DataError: bad parameters or input (``config.redact_identifiers`` with a file input
+            and no ``identifier_fields``). FileExistsError: ``out_dir`` exists.
         PrivacyBudgetExceededError: the build would exceed the dataset's lifetime budget.
     """
 
     def __init__(self, method: str, documents, out_dir: str | os.PathLike, config, *, lm=None, embedder=None,
-                 text_field: str = "text", id_field: str | None = None, overwrite: bool = False,
-                 progress: bool = False, ledger=None, stream: bool = False, plan=None, defer_charge: bool = False,
-                 prepare=None):
+                 text_field: str = "text", id_field: str | None = None, identifier_fields: Sequence[str] = (),
+                 overwrite: bool = False, progress: bool = False, ledger=None, stream: bool = False, plan=None,
+                 defer_charge: bool = False, prepare=None):
         self.t_start = time.time()
         self.method, self.config, self.progress = method, config, progress
+        redact = getattr(config, "redact_identifiers", False)
+        if redact and isinstance(documents, (str, os.PathLike)) and not identifier_fields:
+            raise ConfigError(
+                "redact_identifiers needs the input's columns of direct identifiers: name them with "
+                "--identifier-field NAME (identifier_fields=[...] in the API)."
+            )
         self.writer = CorpusWriter(out_dir, overwrite=overwrite)
         self.cal = config.calibrate()  # raises before anything is loaded if the budget cannot pay
         self.filter_prompt = resolve_filter_prompt(config)
         self.prepared = prepare(self.cal) if prepare is not None else None
         opener = open_documents if stream else as_documents
-        self.documents: Sequence[Document] = opener(documents, text_field=text_field, id_field=id_field)
+        self.input_documents: Sequence[Document] = opener(documents, text_field=text_field, id_field=id_field,
+                                                          identifier_fields=identifier_fields)
+        self.documents: Sequence[Document] = (RedactedDocuments(self.input_documents, config.identifier_placeholder)
+                                              if redact else self.input_documents)
         self.plan: PrivacyEvent = plan(self.cal) if plan is not None else self.cal.plan()
         self.charge: PendingCharge = PendingCharge(None, None)
         if not defer_charge:
@@ -179,7 +196,7 @@ class BuildRun:
 
     def prepare_charge(self, ledger) -> PendingCharge:
         """Check the plan against ``ledger`` now and keep the charge to commit before the first draw."""
-        self.charge = prepare_charge(ledger, self.documents, self.plan, delta=self.config.delta, kind="build",
+        self.charge = prepare_charge(ledger, self.input_documents, self.plan, delta=self.config.delta, kind="build",
                                      method=self.method, label=str(self.writer.out.resolve()))
         return self.charge
 
@@ -262,6 +279,6 @@ class BuildRun:
         the report, the common manifest plus ``manifest`` (prompts, truncation, ...)."""
         return self.writer.finish_build(
             records, method=self.method, config=self.config, report=report, lm=self.lm, embedder=self.embedder,
-            documents=self.documents, secure=self.random.is_secure, timings=self.timings, t_start=self.t_start,
+            documents=self.input_documents, secure=self.random.is_secure, timings=self.timings, t_start=self.t_start,
             **manifest,
         )

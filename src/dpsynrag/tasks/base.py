@@ -74,6 +74,10 @@ class Task(ABC):
             :func:`find_shared_dir`), or ``None``.
         support_buckets: half-open ``[low, high)`` intervals for accuracy by support; empty when the task
             has no notion of support.
+        identifier_fields: the database fields holding direct identifiers (a patient's name, ...): public
+            schema knowledge. :meth:`load_database` reads their values into
+            :attr:`~dpsynrag.data.io.Document.identifiers`, which a build redacts when its config's
+            ``redact_identifiers`` is on (:mod:`dpsynrag.data.redaction`).
 
     Methods to implement: :meth:`load_database` and :meth:`load_queries`. The others have defaults:
     substring scoring, no private names, no attacks, no support.
@@ -89,6 +93,7 @@ class Task(ABC):
     data_env_var: ClassVar[str | None] = None
     shared_subdir: ClassVar[str | None] = None
     support_buckets: ClassVar[tuple[tuple[float, float], ...]] = ()
+    identifier_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, data_dir: str | os.PathLike[str] | None = None) -> None:
         """Args:

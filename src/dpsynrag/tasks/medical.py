@@ -89,6 +89,7 @@ class MedicalTask(Task):
     data_env_var = MEDICAL_ENV_VAR
     shared_subdir = "data/medical_synth"
     support_buckets = ((0, 1), (1, 10), (10, 30), (30, 100), (100, _INF))
+    identifier_fields = ("patient_name",)
 
     def __init__(
         self,
@@ -156,7 +157,8 @@ class MedicalTask(Task):
 
     def load_database(self, data_dir: str | os.PathLike[str] | None = None, *,
                       limit: int | None = None) -> list[Document]:
-        """The private documents: field ``text_field`` of ``database.jsonl``, id = field ``id``.
+        """The private documents: field ``text_field`` of ``database.jsonl``, id = field ``id``, identifiers =
+        field ``patient_name`` (:attr:`identifier_fields`).
 
         ``limit``: the first ``limit`` rows of ``database.jsonl`` in file order (patients sorted by name,
         diseases assigned independently of names), ``None`` for all 8,000.
@@ -165,7 +167,7 @@ class MedicalTask(Task):
             DataError: missing folder/file or malformed data (see :func:`~dpsynrag.data.io.load_documents`).
         """
         return load_documents(self._file(data_dir, "database.jsonl"), text_field=self.text_field,
-                              id_field="id", limit=limit)
+                              id_field="id", limit=limit, identifier_fields=self.identifier_fields)
 
     def load_queries(self, path: str | os.PathLike[str] | None = None, *, limit: int | None = None,
                      split: str = "validation") -> list[Query]:

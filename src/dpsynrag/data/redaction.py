@@ -1,0 +1,109 @@
+"""Redaction of a document's own direct identifiers (names, e-mails, account numbers) before any model
+reads it.
+
+The columns that hold direct identifiers are declared by the user (``--identifier-field``;
+``identifier_fields=`` in the API) or by the task (:attr:`~dpsynrag.tasks.base.Task.identifier_fields`),
+and their values become :attr:`~dpsynrag.data.io.Document.identifiers`. Each document's text is then
+rewritten from its own identifiers alone, so redaction is a per-document function of one document and
+leaves the differential-privacy analysis (add or remove one document) unchanged. It removes exactly the
+tokens members of a cluster disagree on (a patient's name): defence in depth against leaking names.
+Nothing here counts or reports what was replaced.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+
+from dpsynrag.data.io import Document
+
+__all__ = ["DEFAULT_PLACEHOLDER", "RedactedDocuments", "redact_identifiers"]
+
+DEFAULT_PLACEHOLDER = "[REDACTED]"
+"""The public text that replaces an identifier (``--identifier-placeholder``; ``identifier_placeholder``)."""
+
+_CJK_START = 0x2E80  # from here on (CJK, kana, hangul, ...) words are not separated by spaces
+_NOT_AFTER_WORD = r"(?<![^\W_])"  # not preceded by a letter or digit
+_NOT_BEFORE_WORD = r"(?![^\W_])"  # not followed by a letter or digit
+
+
+def _bounded(edge: str) -> bool:
+    """Whether a whole-word boundary applies beside an identifier's ``edge`` character."""
+    return edge.isalnum() and ord(edge) < _CJK_START
+
+
+def _candidates(identifiers: Iterable[str]) -> list[str]:
+    """Each identifier value and each of its whitespace-separated parts of >= 2 characters that is not all
+    lower case (so "van", "de" are never replaced alone), longest first."""
+    found: set[str] = set()
+    for value in identifiers:
+        parts = value.split()
+        if parts:
+            found.add(" ".join(parts))
+            found.update(p for p in parts if len(p) >= 2 and not p.islower())
+    return sorted(found, key=lambda c: (-len(c), c))
+
+
+def _pattern(candidate: str) -> str:
+    body = r"\s+".join(re.escape(p) for p in candidate.split(" "))  # any run of whitespace between parts
+    return ((_NOT_AFTER_WORD if _bounded(candidate[0]) else "") + body
+            + (_NOT_BEFORE_WORD if _bounded(candidate[-1]) else ""))
+
+
+def redact_identifiers(text: str, identifiers: Sequence[str], placeholder: str = DEFAULT_PLACEHOLDER) -> str:
+    """``text`` with every whole-word occurrence of its document's identifiers replaced by ``placeholder``.
+
+    Replaced (case-sensitive): each identifier value (its parts separated by any whitespace) and each
+    whitespace-separated part of a value that has at least 2 characters and is not all lower case ("Li"
+    and CJK names are, the particles "van" and "de" alone are not); the longest match wins. Whole word:
+    not preceded or followed by a letter or digit, checked only beside an edge character that is a letter
+    or digit below U+2E80, so a CJK name inside unspaced CJK text still matches.
+
+    Args:
+        text: the document text.
+        identifiers: the document's own identifier values (empty or whitespace-only values are ignored).
+        placeholder: the public replacement text.
+
+    Returns:
+        The redacted text (``text`` itself when there is nothing to replace).
+    """
+    candidates = _candidates(identifiers)
+    if not candidates:
+        return text
+    return re.sub("|".join(map(_pattern, candidates)), lambda _: placeholder, text)
+
+
+class RedactedDocuments(Sequence[Document]):
+    """A document collection whose texts are redacted (:func:`redact_identifiers`) each time they are read,
+    never stored. Re-iterable as the wrapped collection is; memory: one document.
+
+    Args:
+        documents: a re-iterable collection with ``len()`` (a list of :class:`Document` or a
+            :class:`~dpsynrag.data.io.DocumentFile`).
+        placeholder: the public replacement text.
+
+    Iteration and indexing (an int or a slice, where ``documents`` supports it; else ``TypeError``) give
+    ``Document(id, redacted text, identifiers)``.
+    """
+
+    def __init__(self, documents: Iterable[Document], placeholder: str = DEFAULT_PLACEHOLDER):
+        self.documents = documents
+        self.placeholder = placeholder
+
+    def _redact(self, document: Document) -> Document:
+        text = redact_identifiers(document.text, document.identifiers, self.placeholder)
+        return Document(document.id, text, document.identifiers)
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    def __iter__(self) -> Iterator[Document]:
+        return map(self._redact, self.documents)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._redact(d) for d in self.documents[index]]
+        return self._redact(self.documents[index])
+
+    def __repr__(self) -> str:
+        return f"RedactedDocuments({self.documents!r}, placeholder={self.placeholder!r})"
