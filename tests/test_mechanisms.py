@@ -198,11 +198,12 @@ def test_noisy_unit_vector_sum_normalises_rows_and_costs_one_gaussian():
     assert empty.shape == (7,)
 
 
-def _exact_threshold_interval_probs(scores, k, eps):
+def _exact_threshold_interval_probs(scores, k, eps, alpha=1.0):
     s = np.sort(np.clip(scores, 0, 1))
     b = np.concatenate([[0.0], s, [1.0]])
     lengths = np.diff(b)
-    w = np.array([lengths[j] * math.exp(-eps / 2 * abs((len(s) - j) - k)) for j in range(len(lengths))])
+    u = [(k - c) * -1.0 if c <= k else -alpha * (c - k) for c in (len(s) - j for j in range(len(lengths)))]
+    w = np.array([lengths[j] * math.exp(eps / 2 * u[j]) for j in range(len(lengths))])
     return b, w / w.sum()
 
 
@@ -226,6 +227,60 @@ def test_exponential_threshold_law():
     assert stats.kstest(inside, "uniform").pvalue > P_MIN
 
 
+@pytest.mark.parametrize("alpha", [0.0, 0.25])
+def test_exponential_threshold_excess_weight_law(alpha):
+    # u = -(k - c) below k, -alpha (c - k) above: chi-square against the exact interval law
+    # (false-failure rate P_MIN per test).
+    scores = np.array([0.9, 0.2, -0.3, 0.5, 0.55, 1.4, 0.7, 0.6, 0.65])
+    k, eps, n = 3, 1.5, 20_000
+    b, probs = _exact_threshold_interval_probs(scores, k, eps, alpha)
+    rng = SeededRandom(11)
+    acc = ZCDPAccountant()
+    thetas = np.array([exponential_threshold(scores, target=k, epsilon=eps, accountant=acc, random=rng,
+                                             excess_weight=alpha) for _ in range(n)])
+    assert acc.rho == pytest.approx(n * eps**2 / 8)  # the cost does not depend on alpha
+    interval = np.searchsorted(b, thetas, side="right") - 1
+    counts = np.bincount(interval, minlength=len(probs))[: len(probs)]
+    keep = probs > 0
+    assert counts[~keep].sum() == 0
+    assert stats.chisquare(counts[keep], n * probs[keep]).pvalue > P_MIN
+
+
+def test_exponential_threshold_tied_scores_keep_all_with_excess_weight():
+    # 100 members with one score (near-duplicates), target 40: with the paper's utility theta keeps
+    # all (u = -60) or none (u = -40), and none wins; with alpha = 0.25 keeping all (u = -15) wins.
+    scores = np.full(100, 0.8)
+    eps = 0.4
+    for alpha, expect_all in ((1.0, False), (0.25, True)):
+        b, probs = _exact_threshold_interval_probs(scores, 40, eps, alpha)
+        assert (probs[0] > 0.5) == expect_all  # interval [0, 0.8): everything kept
+        rng = SeededRandom(5)
+        kept = [int((scores > exponential_threshold(scores, target=40, epsilon=eps, accountant=ZCDPAccountant(),
+                                                    random=rng, excess_weight=alpha)).sum()) for _ in range(400)]
+        share_all = kept.count(100) / len(kept)
+        assert set(kept) <= {0, 100}
+        assert abs(share_all - probs[0]) < 0.1  # 400 draws: sd <= 0.025, so 4 sd
+
+
+def test_exponential_threshold_sensitivity_with_excess_weight():
+    # Adding one score moves every interval's utility by at most 1 for any alpha in [0, 1]: the
+    # log-probability ratio of every theta between the neighbours stays within an interval of width eps.
+    rng = np.random.default_rng(0)
+    for alpha in (0.0, 0.3, 1.0):
+        for _ in range(50):
+            scores = rng.uniform(0, 1, size=int(rng.integers(1, 30)))
+            k = int(rng.integers(0, 35))
+            extra = np.append(scores, rng.uniform(0, 1))
+            grid = np.linspace(0.0005, 0.9995, 1000)
+
+            def utility(s):
+                c = (s[None, :] > grid[:, None]).sum(axis=1)
+                return np.where(c > k, -alpha * (c - k), c - k)
+
+            diff = utility(extra) - utility(scores)
+            assert np.abs(diff).max() <= 1.0 + 1e-12
+
+
 def test_exponential_threshold_peaks_at_k_exactly():
     # Many well-separated scores and a large epsilon: the kept count #{s > theta} concentrates on k.
     scores = np.linspace(0.01, 0.99, 99)
@@ -241,7 +296,8 @@ def test_exponential_threshold_peaks_at_k_exactly():
 def test_exponential_threshold_empty_and_bad_input():
     theta = exponential_threshold(np.array([]), target=5, epsilon=1.0, accountant=ZCDPAccountant(), random=SeededRandom(0))
     assert 0.0 <= theta <= 1.0
-    for kwargs in (dict(target=-1, epsilon=1.0), dict(target=2, epsilon=0.0), dict(target=2, epsilon=float("nan"))):
+    for kwargs in (dict(target=-1, epsilon=1.0), dict(target=2, epsilon=0.0), dict(target=2, epsilon=float("nan")),
+                   dict(target=2, epsilon=1.0, excess_weight=1.5), dict(target=2, epsilon=1.0, excess_weight=-0.1)):
         with pytest.raises(ConfigError):
             exponential_threshold(np.array([0.5]), accountant=ZCDPAccountant(), random=SeededRandom(0), **kwargs)
     with pytest.raises(ConfigError):

@@ -4,8 +4,9 @@ Folder layout (written by :func:`dpsynrag.pipeline.build.build_corpus`):
 
     manifest.json   parameters, model ids, privacy report, released counts
     texts.jsonl     one record per cluster (per member group with ``group_size``): id, keyword, noisy_count (an
-                    integer), group (with ``group_size``), text, kept (self-filter)
-    index.faiss     inner-product index over the kept texts' embeddings
+                    integer), group (with ``group_size``), copies (with ``index_copy_size``), text, kept
+                    (self-filter)
+    index.faiss     inner-product index over the kept texts' embeddings (a text with copies m: m rows)
     index_ids.json  the record ids of the index rows
     build.log       stage log (parameters and released counts only; no timestamps), written at the end
 
@@ -80,8 +81,8 @@ class SyntheticCorpus:
 
     Attributes:
         path: the folder. manifest: the parsed manifest. records: every synthetic text (kept or not).
-        texts: the kept texts, in index order. index_ids: their record ids (row i of the index is record
-        ``index_ids[i]``).
+        texts: the kept texts, in index order (a record with ``copies`` m is indexed m times, so it
+        appears m times). index_ids: their record ids (row i of the index is record ``index_ids[i]``).
     """
 
     def __init__(self, path: Path, manifest: dict, records: list[dict], index: VectorIndex, index_ids: list[int]):
@@ -147,7 +148,7 @@ class SyntheticCorpus:
     @property
     def content_warning(self) -> str | None:
         """A warning when the corpus keeps no or few texts (:func:`content_warning`), else None."""
-        return content_warning(len(self.texts), len(self.records))
+        return content_warning(self.manifest.get("num_kept", len(set(self.index_ids))), len(self.records))
 
     @property
     def privacy_report(self) -> PrivacyReport:

@@ -85,18 +85,26 @@ def verify_checksums(p: Path, manifest: dict) -> None:
             )
 
 
+def index_entries(records: list[dict]) -> list[int]:
+    """The record id of each row of the index: every kept record, in order, ``copies`` times (default 1)."""
+    return [r["id"] for r in records if r["kept"] for _ in range(r.get("copies", 1))]
+
+
 def check_records(p: Path, manifest: dict, records: list, index_ids) -> None:
     """Records and index ids agree with each other and with the manifest's counts, else CorpusError."""
     for r in records:
         if not (isinstance(r, dict) and isinstance(r.get("id"), int) and isinstance(r.get("text"), str)
                 and isinstance(r.get("kept"), bool)):
             raise CorpusError(f"corpus folder {p} has a corrupt file {TEXTS}: a record lacks an integer id, a text or kept.")
+        copies = r.get("copies", 1)
+        if isinstance(copies, bool) or not isinstance(copies, int) or copies < 1:
+            raise CorpusError(f"corpus folder {p} has a corrupt file {TEXTS}: a record's copies is not an integer >= 1.")
     ids = [r["id"] for r in records]
     kept = [r["id"] for r in records if r["kept"]]
     if len(set(ids)) != len(ids):
         raise CorpusError(f"corpus folder {p} has a corrupt file {TEXTS}: duplicate record ids.")
-    if not isinstance(index_ids, list) or index_ids != kept:
-        raise CorpusError(f"corpus folder {p}: {INDEX_IDS} does not list the kept records of {TEXTS}. Rebuild it.")
+    if not isinstance(index_ids, list) or index_ids != index_entries(records):
+        raise CorpusError(f"corpus folder {p}: {INDEX_IDS} does not list the kept records of {TEXTS} (each `copies` times). Rebuild it.")
     if manifest.get("num_texts") != len(records) or manifest.get("num_kept") != len(kept):
         raise CorpusError(
             f"corpus folder {p}: {TEXTS} holds {len(records)} records ({len(kept)} kept) but {MANIFEST} says "

@@ -29,6 +29,7 @@ from dpsynrag.corpus_format import (
     OWNER_NOTE,
     TEXTS,
     file_sha256,
+    index_entries,
     input_fingerprint,
     manifest_sha256,
     owner_audit_path,
@@ -210,7 +211,9 @@ class CorpusWriter:
 
         Args:
             records: one dict per synthetic text with at least ``id`` (int, unique), ``text`` and
-                ``kept`` (bool); other fields (e.g. ``keyword``) are kept as given. Only released values.
+                ``kept`` (bool); an optional ``copies`` (int >= 1, default 1) indexes a kept text that many
+                times (:func:`~dpsynrag.corpus_format.index_entries`); other fields (e.g. ``keyword``) are
+                kept as given. Only released values.
             manifest: method-specific fields (``method``, ``config``, ``model``, ``privacy``, ...); the
                 format version, package version, creation time, counts and embedder are added here.
             embedder: the embedder of the index (recorded in the manifest).
@@ -226,8 +229,9 @@ class CorpusWriter:
         kept_ids = [rec["id"] for rec in records if rec["kept"]]
         by_id = {rec["id"]: rec for rec in records}
         vectors = embedder.encode([by_id[i]["text"] for i in kept_ids]) if kept_ids else np.zeros((0, embedder.dim), np.float32)
-        VectorIndex(vectors).save(self.partial / INDEX)
-        (self.partial / INDEX_IDS).write_text(json.dumps(kept_ids))
+        copies = [int(by_id[i].get("copies", 1)) for i in kept_ids]  # index entries per kept text (public)
+        VectorIndex(np.repeat(vectors, copies, axis=0)).save(self.partial / INDEX)
+        (self.partial / INDEX_IDS).write_text(json.dumps(index_entries(records)))
         created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
         full = {
             "format_version": FORMAT_VERSION,

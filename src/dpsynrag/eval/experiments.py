@@ -68,7 +68,7 @@ def _recall_fields(hits: list[bool] | None) -> dict[str, Any]:
 
 def _corpus_names(matcher: NameMatcher, corpus) -> dict[str, Any]:
     all_texts = [str(r.get("text", "")) for r in corpus.records]
-    kept = list(corpus.texts)
+    kept = [str(r["text"]) for r in corpus.records if r["kept"]]  # each kept text once (not its index copies)
     every = leakage_summary(matcher, all_texts, ids=[str(r.get("id", i)) for i, r in enumerate(corpus.records)])
     kept_summary = leakage_summary(matcher, kept)
     return {
@@ -137,7 +137,7 @@ def evaluate_method(h: Harness, spec: MethodSpec, *, leakage: bool = True) -> di
         row["corpus"] = {
             "path": corpus_info["path"],
             "texts": len(corpus.records),
-            "kept": len(corpus.texts),
+            "kept": corpus.manifest["num_kept"],
             "build_seconds": corpus_info.get("build_seconds"),
             "note": corpus_info.get("note"),
             "config": corpus.manifest.get("config"),
@@ -341,7 +341,7 @@ def run_multi_query(h: Harness) -> dict[str, Any]:
             r = corpus.privacy_report
             extra.update(privacy={"epsilon": r.epsilon, "epsilon_tight": r.epsilon_tight, "delta": r.delta},
                          note=cinfo.get("note"), split=corpus.manifest.get("config", {}).get("split"),
-                         kept=len(corpus.texts))
+                         kept=corpus.manifest["num_kept"])
         if spec.impl.kind == "online" and spec.impl.dp:
             extra["privacy"] = spec.impl.eval_privacy(h2, spec, info, None)
         return {**acc, **extra}

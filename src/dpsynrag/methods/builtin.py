@@ -57,6 +57,13 @@ SYNRAG_OPTIONS = (
            "Prefix each text with its cluster's released keyword, 'keyword: text' (post-processing, free)."),
     Option("--response-prefix", "response_prefix", str,
            "Public text that opens every synthetic text; the members continue it (e.g. 'Symptoms:'; free)."),
+    Option("--threshold-excess-weight", "threshold_excess_weight", float,
+           "Weight in [0, 1] of members kept beyond --k in the outlier threshold's utility (default 1: the paper's; "
+           "below 1 a cluster of near-duplicates is kept whole instead of emptied)."),
+    Option("--index-copy-size", "index_copy_size", int,
+           "Index each kept text once per this many documents of its cluster's released noisy count "
+           "(at least once; default: once): frequent topics fill more of the top-k. Free (post-processing)."),
+    Option("--max-index-copies", "max_index_copies", int, "With --index-copy-size: the most index entries per text (default 8)."),
     Option("--group-size", "group_size", int,
            "Split each cluster into disjoint member groups of about this many documents (by a hash of each "
            "document), one text per group, at the cost of one text (default: one text per cluster)."),

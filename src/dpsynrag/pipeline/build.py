@@ -219,7 +219,8 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
             norm = np.linalg.norm(mu)
             scores = e.astype(np.float64) @ (mu / norm) if norm > 0 else np.zeros(len(members))
             theta = exponential_threshold(
-                scores, target=config.k, epsilon=cal.epsilon_theta, accountant=branches[r], random=noise
+                scores, target=config.k, epsilon=cal.epsilon_theta, accountant=branches[r], random=noise,
+                excess_weight=config.threshold_excess_weight,
             )
             kept_members.append([i for i, s in zip(members, scores) if s > theta])
         emb.close()
@@ -310,6 +311,8 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         record = {"id": n, "keyword": w, "noisy_count": c}
         if config.group_size is not None:
             record["group"] = j
+        if config.index_copy_size is not None:
+            record["copies"] = config.index_copies(c)  # released noisy count only: post-processing
         records.append({**record, "text": f"{w}: {y}" if config.keyword_title else y, "kept": k})
     report = run.report(
         accountant,

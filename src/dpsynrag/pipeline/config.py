@@ -14,6 +14,9 @@ from dpsynrag.privacy.events import ComposedEvent
 DEFAULT_MAX_GROUPS = 8
 """Default cap on the member groups of one cluster (``max_groups``)."""
 
+DEFAULT_MAX_INDEX_COPIES = 8
+"""Default cap on the index entries of one text (``max_index_copies``)."""
+
 
 class BuildConfig(CorpusConfig):
     """Every parameter of a build. Privacy parameters are keyword-only and validated on creation.
@@ -59,6 +62,18 @@ class BuildConfig(CorpusConfig):
     ``"Symptoms:"`` makes a small model list a record's symptoms and diagnosis before the patient's name,
     the one place where the members' documents disagree). Not sampled: it costs nothing.
 
+    ``threshold_excess_weight`` α ∈ [0, 1] weighs the members kept beyond ``k`` in the outlier-removal
+    threshold's utility (:func:`~dpsynrag.privacy.mechanisms.exponential_threshold`; 1, the default, is
+    the paper's −|count − k|): with many tied scores (near-duplicate documents, e.g. records that differ
+    only in a redacted identifier) the paper's utility prefers keeping no member of a cluster of more
+    than 2k; α < 1 keeps them all up to (1 + 1/α)·k. Same sensitivity (1) and cost (ε_θ²/8).
+
+    ``index_copy_size`` G (None: off, one index entry per kept text) indexes each kept text
+    m_r = min(``max_index_copies``, max(1, round(noisy count of w_r / G))) times: retrieval then sees a
+    topic about as often as the private collection holds it (a frequent topic fills several of the
+    top-k, as its many documents would), which the answerer needs to prefer it. m_r reads only the
+    released noisy count: post-processing, free. Records carry ``copies``.
+
     Member groups (our extension; None: the paper's one text per cluster): with ``group_size`` g, cluster r
     is split into m_r = min(``max_groups``, max(1, ⌊min(noisy count of w_r, k) / g⌋)) disjoint groups of its
     kept members (k only when outlier removal runs), each member in the group given by a hash of its own
@@ -89,6 +104,9 @@ class BuildConfig(CorpusConfig):
     fluency_threshold: Optional[float] = Field(None, lt=0)
     keyword_title: bool = False
     response_prefix: Optional[str] = Field(None, min_length=1)
+    threshold_excess_weight: float = Field(1.0, ge=0, le=1)
+    index_copy_size: Optional[int] = Field(None, ge=1)
+    max_index_copies: int = Field(DEFAULT_MAX_INDEX_COPIES, ge=1)
     group_size: Optional[int] = Field(None, ge=1)
     max_groups: int = Field(DEFAULT_MAX_GROUPS, ge=1)
     public_prompt: Optional[str] = None
@@ -157,6 +175,9 @@ class BuildConfig(CorpusConfig):
         if self.response_prefix is not None and "{document}" in self.response_prefix:
             raise ValueError("`response_prefix` is public text written before every synthetic text; it cannot hold "
                              "{document} (a private document would be released verbatim).")
+        if self.max_index_copies != DEFAULT_MAX_INDEX_COPIES and self.index_copy_size is None:
+            raise ValueError("`max_index_copies` caps the index entries of `index_copy_size` (--index-copy-size): "
+                             "set that too.")
         if self.max_groups != DEFAULT_MAX_GROUPS and self.group_size is None:
             raise ValueError("`max_groups` caps the member groups of `group_size` (--group-size): set that too.")
         if self.decoding == "public-prior" and self.public_weight == 0:
@@ -214,6 +235,13 @@ class BuildConfig(CorpusConfig):
             open_vocabulary_delta=self.hist_delta,
         )
 
+    def index_copies(self, noisy_count: float) -> int:
+        """Index entries of a kept text whose cluster's released noisy count is ``noisy_count``: 1 without
+        ``index_copy_size``, else min(``max_index_copies``, max(1, round(noisy_count / index_copy_size)))."""
+        if self.index_copy_size is None:
+            return 1
+        return int(min(self.max_index_copies, max(1, round(float(noisy_count) / self.index_copy_size))))
+
     @property
     def groups(self) -> int | None:
         """The most member groups per cluster in the plan (``max_groups``), None without ``group_size``."""
@@ -228,6 +256,17 @@ class BuildConfig(CorpusConfig):
                    else f"a document holds at most K = {self.K} keywords")
             notes.append(f"L = {self.L} acts as L = {self.L_effective}: {why}, so a document joins at most "
                          f"{self.L_effective} clusters and the budget is calibrated over {self.L_effective}")
+        if self.redact_identifiers:
+            notes.append(f"each document's own direct identifiers were replaced by {self.identifier_placeholder!r} "
+                         "before any model read it (a function of that document alone: no privacy cost)")
+        if self.threshold_excess_weight != 1.0:
+            notes.append(f"the outlier-removal threshold's utility weighs members kept beyond k by "
+                         f"{self.threshold_excess_weight:g} (the paper: 1); its sensitivity is still 1 and its "
+                         "cost epsilon_theta^2/8")
+        if self.index_copy_size is not None:
+            notes.append(f"each kept text is indexed once per {self.index_copy_size} documents of its cluster's "
+                         f"released noisy count (at least once, at most {self.max_index_copies} times): "
+                         "post-processing of released values, no privacy cost")
         if self.group_size is not None:
             notes.append(f"each cluster's kept members are split into at most {self.max_groups} disjoint groups "
                          f"(about {self.group_size} members each, by a hash of each member's own text; the number "

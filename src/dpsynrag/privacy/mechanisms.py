@@ -298,6 +298,7 @@ def exponential_threshold(
     accountant: ZCDPAccountant,
     random: RandomSource,
     name: str = "similarity threshold",
+    excess_weight: float = 1.0,
 ) -> float:
     """A threshold θ ∈ [0, 1] from the continuous exponential mechanism (METHOD.md §1c).
 
@@ -306,13 +307,21 @@ def exponential_threshold(
     ℓ_j · exp(ε · u_j / 2). An interval is drawn, then θ uniformly inside it. The utility peaks exactly
     at a kept count of k (DP-RAG's reference code peaks at k − 2). Keep documents with s_i > θ.
 
-    DP guarantee: adding or removing one score changes every count(θ) by at most 1 (sensitivity 1);
-    the base measure is data-independent; the mechanism is ε-DP and ε-bounded-range, rho = ε²/8.
+    ``excess_weight`` α ∈ [0, 1] weighs the documents kept beyond k (our extension; α = 1 is the
+    paper's utility): u = −(k − c) for a count c ≤ k, −α·(c − k) above. Why: when many members share
+    one score (near-duplicate documents, e.g. records that differ only in an identifier that was
+    redacted), no θ keeps about k of them — θ keeps all n or none — and with α = 1 "none" wins as soon
+    as n > 2k, which empties the largest clusters. With α < 1 keeping all wins while n < (1 + 1/α)·k.
+
+    DP guarantee: adding or removing one score changes every count(θ) by at most 1, hence u(θ) by at
+    most max(1, α) = 1 (sensitivity 1); the base measure is data-independent; the mechanism is ε-DP and
+    ε-bounded-range (the log-ratio ε/2·(u' − u) − log(Z'/Z) lies in an interval of width ε), rho = ε²/8.
 
     Args:
         scores: float array [n] of similarities (any real values; clipped to [0, 1]); n may be 0.
         target: k >= 0, the targeted number of kept documents (a target, not a cap).
         epsilon: ε_θ > 0.
+        excess_weight: α ∈ [0, 1] (default 1: the paper's −|c − k|).
 
     Returns:
         θ in [0, 1].
@@ -324,6 +333,8 @@ def exponential_threshold(
         raise ConfigError(f"`epsilon` must be a finite number > 0. Found {epsilon!r}.")
     if isinstance(target, bool) or not isinstance(target, (int, np.integer)) or target < 0:
         raise ConfigError(f"`target` (k) must be an integer >= 0. Found {target!r}.")
+    if isinstance(excess_weight, bool) or not isinstance(excess_weight, (int, float)) or not (0.0 <= excess_weight <= 1.0):
+        raise ConfigError(f"`excess_weight` must be a number in [0, 1]. Found {excess_weight!r}.")
     s = np.asarray(scores, dtype=np.float64).reshape(-1)
     if not np.isfinite(s).all():
         raise ConfigError("`scores` must be finite.")
@@ -334,7 +345,9 @@ def exponential_threshold(
     counts = len(s) - np.arange(len(lengths))
     log_w = np.full(len(lengths), -np.inf)
     positive = lengths > 0
-    log_w[positive] = np.log(lengths[positive]) - 0.5 * epsilon * np.abs(counts[positive] - int(target))
+    gap = counts[positive] - int(target)
+    utility = np.where(gap > 0, -float(excess_weight) * gap, gap)
+    log_w[positive] = np.log(lengths[positive]) + 0.5 * epsilon * utility
     accountant.compose(ExponentialMechanismEvent(name=name, epsilon=float(epsilon)))
     j = int(random.categorical(log_w))
     return float(breaks[j] + random.uniform() * lengths[j])
