@@ -38,8 +38,9 @@ def test_index_copies_closed_form(count, size, most, expected):
 
 def test_without_index_copy_size_every_text_is_indexed_once():
     assert BuildConfig(**BASE).index_copies(500) == 1
-    with pytest.raises(ValueError, match="index_copy_size"):
-        BuildConfig(**BASE, max_index_copies=3)
+    for most in (3, 8):  # 8 is the default, but given without index_copy_size it is refused too
+        with pytest.raises(ValueError, match="index_copy_size"):
+            BuildConfig(**BASE, max_index_copies=most)
     with pytest.raises(ValueError):
         BuildConfig(**BASE, index_copy_size=0)
 
@@ -136,3 +137,25 @@ def test_build_records_copies_from_the_released_counts(tmp_path, tiny_model):
     plain = build_corpus(DOCS, tmp_path / "p", BuildConfig(**BASE), lm=lm, embedder=HashEmbedder())
     assert [{k: v for k, v in r.items() if k != "copies"} for r in records] == plain.records
     assert corpus.privacy_report.epsilon == plain.privacy_report.epsilon <= 10.0
+    # the human-readable report prints the privacy notes (here: the copies)
+    from typer.testing import CliRunner
+
+    from dpsynrag.cli import app
+
+    result = CliRunner().invoke(app, ["report", str(tmp_path / "c")])
+    assert result.exit_code == 0 and "note: each kept text is indexed once per 40 documents" in " ".join(result.output.split())
+
+
+def test_a_redacted_build_records_its_identifier_fields(tmp_path, tiny_model):
+    from conftest import make_tiny_tokenizer
+
+    from dpsynrag.data.io import Document
+    from dpsynrag.models import LanguageModel
+
+    lm = LanguageModel(tiny_model, make_tiny_tokenizer(), name="tiny-llama")
+    docs = [Document(str(i), f"{d} Zed{w}", (f"Zed{w}",)) for i, (d, w) in enumerate(zip(DOCS, UNIQUE))]
+    config = BuildConfig(**BASE, redact_identifiers=True)
+    corpus = build_corpus(docs, tmp_path / "c", config, lm=lm, embedder=HashEmbedder(), identifier_fields=["name"])
+    assert corpus.manifest["redaction"] == {"identifier_fields": ["name"], "placeholder": "[REDACTED]"}
+    assert any("identifiers were replaced" in note for note in corpus.privacy_report.notes)
+    assert "Zed" not in (tmp_path / "c" / TEXTS).read_text()

@@ -135,6 +135,19 @@ def test_build_run_reads_redacted_texts_and_fingerprints_the_input(tmp_path):
     assert [d.text for d in run.documents][0] == "Ann Lee has a rash."  # redaction is off by default
 
 
+def test_redaction_without_any_identifier_value_warns(tmp_path):
+    path = _jsonl(tmp_path / "d.jsonl", [{"text": "Ann has a rash.", "name": None}, {"text": "Bo coughs.", "name": ""}])
+    config = _config(redact_identifiers=True)
+    with pytest.warns(UserWarning, match="nothing is redacted"):
+        BuildRun("dp-synrag", path, tmp_path / "c", config, identifier_fields=["name"], plan=config.plan)
+    path = _jsonl(tmp_path / "e.jsonl", [{"text": "Ann has a rash.", "name": "Ann"}, {"text": "Bo coughs.", "name": None}])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one document with a value: no warning
+        BuildRun("dp-synrag", path, tmp_path / "c", config, identifier_fields=["name"], plan=config.plan)
+
+
 def test_redaction_of_a_file_needs_identifier_fields(tmp_path, monkeypatch):
     from dpsynrag.models import Embedder, LanguageModel
 

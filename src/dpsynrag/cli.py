@@ -66,6 +66,8 @@ def report(
         typer.echo(corpus.privacy_report.to_json())
         return
     console.print(corpus.privacy_report.table())
+    for note in corpus.privacy_report.notes:
+        console.print(f"note: {note}", markup=False, highlight=False)
     m = corpus.manifest
     console.print(
         f"method {m['method']}, model {m['model']['name']}, embedder {m['embedder']['name']}; "

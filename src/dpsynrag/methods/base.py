@@ -222,7 +222,8 @@ class CorpusMethod(Method):
         """Build the corpus of an evaluation run into ``folder``; returns ``(corpus, note)``."""
         config, note = self.eval_config(harness, spec)
         corpus = self.build(harness.data.documents, folder, config, lm=harness.lm, embedder=harness.embedder,
-                            overwrite=True, progress=harness.progress)
+                            identifier_fields=harness.data.task.identifier_fields, overwrite=True,
+                            progress=harness.progress)
         return corpus, note
 
 

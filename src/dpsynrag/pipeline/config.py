@@ -175,7 +175,7 @@ class BuildConfig(CorpusConfig):
         if self.response_prefix is not None and "{document}" in self.response_prefix:
             raise ValueError("`response_prefix` is public text written before every synthetic text; it cannot hold "
                              "{document} (a private document would be released verbatim).")
-        if self.max_index_copies != DEFAULT_MAX_INDEX_COPIES and self.index_copy_size is None:
+        if "max_index_copies" in self.model_fields_set and self.index_copy_size is None:
             raise ValueError("`max_index_copies` caps the index entries of `index_copy_size` (--index-copy-size): "
                              "set that too.")
         if self.max_groups != DEFAULT_MAX_GROUPS and self.group_size is None:
@@ -237,7 +237,8 @@ class BuildConfig(CorpusConfig):
 
     def index_copies(self, noisy_count: float) -> int:
         """Index entries of a kept text whose cluster's released noisy count is ``noisy_count``: 1 without
-        ``index_copy_size``, else min(``max_index_copies``, max(1, round(noisy_count / index_copy_size)))."""
+        ``index_copy_size``, else min(``max_index_copies``, max(1, round(noisy_count / index_copy_size)))
+        (Python's round: halves to even)."""
         if self.index_copy_size is None:
             return 1
         return int(min(self.max_index_copies, max(1, round(float(noisy_count) / self.index_copy_size))))

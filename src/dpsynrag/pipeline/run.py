@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import time
+import warnings
 from collections.abc import Sequence
 from contextlib import contextmanager
 
@@ -136,7 +137,8 @@ class BuildRun:
         text_field, id_field: fields of a file input.
         identifier_fields: fields of a file input holding each document's direct identifiers
             (:attr:`~dpsynrag.data.io.Document.identifiers`); needed with ``config.redact_identifiers``
-            and a file input.
+            and a file input. With redaction on they are recorded in the manifest (``redaction``; for
+            Documents given in memory, the fields their identifiers came from, when the caller names them).
         overwrite: replace an existing folder once the new build has succeeded.
         progress: show progress bars.
         ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger`, or None (not recorded).
@@ -184,6 +186,11 @@ class BuildRun:
                                                           identifier_fields=identifier_fields)
         self.documents: Sequence[Document] = (RedactedDocuments(self.input_documents, config.identifier_placeholder)
                                               if redact else self.input_documents)
+        self.identifier_fields = tuple(identifier_fields)
+        if redact and not any(d.identifiers for d in self.input_documents):
+            warnings.warn("redact_identifiers is on but no document has an identifier value (empty or null "
+                          "identifier fields, or documents given without identifiers): nothing is redacted.",
+                          stacklevel=2)
         self.plan: PrivacyEvent = plan(self.cal) if plan is not None else self.cal.plan()
         self.charge: PendingCharge = PendingCharge(None, None)
         if not defer_charge:
@@ -280,5 +287,8 @@ class BuildRun:
         return self.writer.finish_build(
             records, method=self.method, config=self.config, report=report, lm=self.lm, embedder=self.embedder,
             documents=self.input_documents, secure=self.random.is_secure, timings=self.timings, t_start=self.t_start,
+            **({"redaction": {"identifier_fields": list(self.identifier_fields),
+                              "placeholder": self.config.identifier_placeholder}}
+               if getattr(self.config, "redact_identifiers", False) else {}),
             **manifest,
         )
