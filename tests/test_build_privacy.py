@@ -85,6 +85,7 @@ def test_truncation_is_counted_only_in_the_owner_file(tmp_path, tiny_lm):
                          max_document_tokens=12, extractor="rarity", self_filter=False, seed=1)
     corpus = build_corpus(docs, tmp_path / "c", config, lm=tiny_lm, embedder=CuttingEmbedder())
     owner = json.loads((tmp_path / "c.owner.json").read_text())
+    assert (tmp_path / "c.owner.json").stat().st_mode & 0o777 == 0o600  # owner-only, whatever the umask
     lm_stage, embed_stage = owner["truncation"]
     assert lm_stage["max_tokens"] == 12 and lm_stage["documents_cut"] == 5  # 13 ... 17 words (one token each)
     # the embedder sees the texts already cut to 12 words, and only those of documents in some cluster

@@ -344,10 +344,13 @@ class CorpusWriter:
         }
         audit = owner_audit_path(self.out)
         audit_partial = audit.parent / f".{audit.name}.partial-{os.getpid()}"
-        audit_partial.write_text(json.dumps(
-            {"note": OWNER_NOTE, "corpus": self.out.name, "input_fingerprint": input_fingerprint(documents),
-             "timings": timings, "truncation": list(truncation)}, indent=2,
-        ))
+        fd = os.open(audit_partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # owner-only whatever the umask
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(
+                {"note": OWNER_NOTE, "corpus": self.out.name, "input_fingerprint": input_fingerprint(documents),
+                 "timings": timings, "truncation": list(truncation)}, indent=2,
+            ))
         try:
             corpus = self.finish(records, manifest, embedder)
         except BaseException:
