@@ -69,7 +69,7 @@ VARIANTS: dict[str, tuple[str, dict]] = {
     "primary-K3": ("K=3, L=1, R=48, k=40, primary clustering, InvisibleInk decoding",
                    dict(K=3, L=1, R=48, k=40, clustering="primary", decoding="invisibleink")),
     "public-prior-0.25-fluency": ("K=1, L=1, R=48, k=40, public-prior (omega=0.25), fluency filter at -8 nats/token: "
-                                  "the demo and eval cpu default",
+                                  "the demo and eval cpu default before redact-copies",
                                   dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior",
                                        public_weight=0.25, fluency_threshold=-8.0)),
     "public-prior-0.25-fluency-T48": ("public-prior-0.25-fluency with T=48 (fewer tokens: a larger clip c, a shorter build)",
@@ -123,6 +123,13 @@ VARIANTS: dict[str, tuple[str, dict]] = {
                           dict(K=1, L=1, R=48, k=40, T=48, clustering="paper", decoding="public-prior",
                                public_weight=0.25, public_prompt=KEYWORD_PUBLIC_PROMPT, public_top_k=200,
                                response_prefix="Symptoms:", fluency_threshold=-8.0, keyword_title=True)),
+    "redact-copies": ("public-prior-0.25-fluency with each document's patient name redacted (--identifier-field "
+                      "patient_name), threshold excess weight 0.25 (a cluster of near-duplicates is kept whole, not "
+                      "emptied) and index copies (one per 10 documents of the released count, at most 8): the demo "
+                      "and eval cpu default",
+                      dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior", public_weight=0.25,
+                           fluency_threshold=-8.0, redact_identifiers=True, threshold_excess_weight=0.25,
+                           index_copy_size=10)),
 }
 TOP_K = 5
 ANSWER_TOKENS = 24

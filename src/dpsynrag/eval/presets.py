@@ -9,7 +9,10 @@
   24-token answers; DP-SynRAG with the rarity keyword extractor, K = 1 (each document votes for its most
   specific word only: distinct topics, and a document joins one cluster, so every cluster gets the whole
   per-cluster budget; the L = 1 ablation is then the same build), open vocabulary, R = 48, L = 1,
-  k = 30, T = 48, public-prior decoding with ω = 0.25 (benchmarks/results/bench_utility.md); DP-RAG with 24 answer tokens (top-p 0.02); DP-Synth with 10 batches of 100 and T = 32;
+  k = 30, T = 48, public-prior decoding with ω = 0.25 (benchmarks/results/bench_utility.md), each document's
+  identifiers redacted (the task's ``identifier_fields``), threshold excess weight 0.25 and one index copy
+  per 10 documents of a cluster's released count (benchmarks/results/bench_utility_redact_copies.md);
+  DP-RAG with 24 answer tokens (top-p 0.02); DP-Synth with 10 batches of 100 and T = 32;
   Aug-PE with a population of 48, 3 iterations, T = 32. Multi-query: m in {1, 2, 5} at
   ε_total = 10 on 50 questions, about 20 minutes (smaller per-query budgets make DP-RAG's private
   threshold retrieve hundreds of documents per query: at m = 10, ε = 1 per query, 25 questions did not
@@ -125,6 +128,7 @@ PRESETS: dict[str, EvalPreset] = {
         synrag=_frozen(dict(
             K=1, R=48, L=1, k=30, T=48, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
             decoding="public-prior", public_weight=0.25, fluency_threshold=-8.0,
+            redact_identifiers=True, threshold_excess_weight=0.25, index_copy_size=10,
         )),
         dp_rag=_frozen(dict(max_new_tokens=24, max_document_tokens=96)),
         dp_synth=_frozen(dict(batch_size=100, T=32, max_document_tokens=96)),
@@ -161,13 +165,15 @@ PRESETS: dict[str, EvalPreset] = {
 # demo: the main job (`make demo`, `dpsynrag demo`): Non-RAG, RAG and DP-SynRAG on 2,000 documents with
 # secure randomness; DP-SynRAG as tuned in benchmarks/results/bench_utility_3seeds.md (K = 1, R = 48, L = 1,
 # k = 40, T = 64, public-prior decoding at omega = 0.25, fluency filter at -8 nats/token, no self-filter:
-# SmolLM2-135M's YES/NO judgements on these texts are worse than chance); 2 + 2 attack prompts for the
-# leakage columns.
+# SmolLM2-135M's YES/NO judgements on these texts are worse than chance), with the patient names redacted,
+# threshold excess weight 0.25 and one index copy per 10 documents of a cluster's released count
+# (benchmarks/results/bench_utility_redact_copies.md); 2 + 2 attack prompts for the leakage columns.
 PRESETS["demo"] = dataclasses.replace(
     PRESETS["cpu"], name="demo", documents=2000, attacks=2, seed=None,
     synrag=_frozen(dict(
         K=1, R=48, L=1, k=40, T=64, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
         decoding="public-prior", public_weight=0.25, fluency_threshold=-8.0, self_filter=False,
+        redact_identifiers=True, threshold_excess_weight=0.25, index_copy_size=10,
     )),
     methods=("non-rag", "rag", "dp-synrag"),
 )
