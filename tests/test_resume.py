@@ -153,6 +153,21 @@ def test_resume_refuses_a_changed_configuration_or_input(tmp_path, tiny_lm):
     assert len(corpus.records) == 4 and not work_folder(out).exists()
 
 
+def test_prediction_checkpoints_change_the_batches_not_the_texts(tmp_path, tiny_lm, reference):
+    """1 or 20 checkpointed batches of private prediction (each cluster samples from its own stream on the
+    batch-invariant engine): the same corpus, byte for byte; a resume may change the number."""
+    for n in (1, 3):
+        out = tmp_path / f"c{n}"
+        build_corpus(DOCS, out, BuildConfig(**{**CONFIG, "prediction_checkpoints": n}), lm=tiny_lm,
+                     embedder=HashEmbedder())
+        assert (out / "texts.jsonl").read_bytes() == (reference / "texts.jsonl").read_bytes()
+    out, ledger = tmp_path / "k", tmp_path / "ledger"
+    assert _build(out, ledger, kill_after="histogram.json").returncode == -signal.SIGKILL
+    build_corpus(DOCS, out, BuildConfig(**{**CONFIG, "prediction_checkpoints": 1}), lm=tiny_lm,
+                 embedder=HashEmbedder(), resume=True)
+    assert (out / "texts.jsonl").read_bytes() == (reference / "texts.jsonl").read_bytes()
+
+
 def test_resume_after_completion_is_a_clear_message(tmp_path, reference):
     with pytest.raises(CheckpointError, match="nothing to resume .*finished"):
         build_corpus(DOCS, reference, BuildConfig(**CONFIG), resume=True)  # refused before any model loads

@@ -128,7 +128,7 @@ PRESETS: dict[str, EvalPreset] = {
         synrag=_frozen(dict(
             K=1, R=48, L=1, k=30, T=48, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
             decoding="public-prior", public_weight=0.25, fluency_threshold=-8.0,
-            redact_identifiers=True, threshold_excess_weight=0.25, index_copy_size=10,
+            redact_identifiers=True, threshold_excess_weight=0.25, index_copy_size=10, prediction_checkpoints=2,
         )),
         dp_rag=_frozen(dict(max_new_tokens=24, max_document_tokens=96)),
         dp_synth=_frozen(dict(batch_size=100, T=32, max_document_tokens=96)),
@@ -167,13 +167,15 @@ PRESETS: dict[str, EvalPreset] = {
 # k = 40, T = 64, public-prior decoding at omega = 0.25, fluency filter at -8 nats/token, no self-filter:
 # SmolLM2-135M's YES/NO judgements on these texts are worse than chance), with the patient names redacted,
 # threshold excess weight 0.25 and one index copy per 10 documents of a cluster's released count
-# (benchmarks/results/bench_utility_redact_copies.md); 2 + 2 attack prompts for the leakage columns.
+# (benchmarks/results/bench_utility_redact_copies.md), private prediction in 2 checkpointed batches (with 20,
+# the redacted clusters' few rows made most decode rows padding: 410 s of a 484 s build); 2 + 2 attack
+# prompts for the leakage columns.
 PRESETS["demo"] = dataclasses.replace(
     PRESETS["cpu"], name="demo", documents=2000, attacks=2, seed=None,
     synrag=_frozen(dict(
         K=1, R=48, L=1, k=40, T=64, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
         decoding="public-prior", public_weight=0.25, fluency_threshold=-8.0, self_filter=False,
-        redact_identifiers=True, threshold_excess_weight=0.25, index_copy_size=10,
+        redact_identifiers=True, threshold_excess_weight=0.25, index_copy_size=10, prediction_checkpoints=2,
     )),
     methods=("non-rag", "rag", "dp-synrag"),
 )

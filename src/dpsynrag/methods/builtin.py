@@ -69,6 +69,9 @@ SYNRAG_OPTIONS = (
            "document), one text per group, at the cost of one text (default: one text per cluster)."),
     Option("--max-groups", "max_groups", int, "With --group-size: the most groups (texts) per cluster (default 8)."),
     Option("--batch-size", "batch_size", int, "Prompts per generation batch (default: chosen from memory)."),
+    Option("--prediction-checkpoints", "prediction_checkpoints", int,
+           "Private prediction in about this many checkpointed batches of clusters (default 20): fewer is faster "
+           "(fewer padded decode forwards), more loses less work to a kill (--resume). Same texts."),
     Option("--resume", "resume", bool, "Continue a killed build of --out from its checkpoints in .NAME.work beside "
            "--out (same input and options; released values are reused, never redrawn).", build_only=True),
     Option("--ray", "ray", bool, "Private prediction on a local Ray cluster, one model per worker "

@@ -297,7 +297,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
                                 public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs])
 
     # checkpointed after each batch of clusters; the finished clusters of an interrupted build are read back
-    ids = checkpoint.predict(predict, len(cluster_prompts), batches=None if ray is None else 1)
+    ids = checkpoint.predict(predict, len(cluster_prompts), batches=config.prediction_checkpoints if ray is None else 1)
     synthetic = [opening + lm.tokenizer.decode(t, skip_special_tokens=True) for t in ids]
     timings["private_prediction_s"] = time.time() - t
     log.info("stage 2d: %d synthetic texts generated", len(synthetic))

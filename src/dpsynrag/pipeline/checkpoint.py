@@ -63,8 +63,9 @@ HISTOGRAM = "histogram.json"
 CLUSTERS = "clusters.json"
 TEXTS = "texts.json"
 CHECKPOINTS_PER_STAGE = 20
-"""Private prediction is checkpointed after each of about this many batches of clusters."""
-FREE_TO_CHANGE = frozenset({"memory_budget_gb"})
+"""Private prediction is checkpointed after each of about this many batches of clusters (the default of
+``BuildConfig.prediction_checkpoints``)."""
+FREE_TO_CHANGE = frozenset({"memory_budget_gb", "prediction_checkpoints"})
 """Config fields a resume may change: they change how clusters are batched, never a released value (the
 batch-invariant engine), e.g. a smaller ``memory_budget_gb`` after running out of memory."""
 

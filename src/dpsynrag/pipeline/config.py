@@ -7,6 +7,7 @@ from typing import Literal, Optional
 from pydantic import Field, field_validator, model_validator
 
 from dpsynrag.methods.config import CorpusConfig
+from dpsynrag.pipeline.checkpoint import CHECKPOINTS_PER_STAGE
 from dpsynrag.privacy.calibration import CalibratedBudget, calibrate, make_split
 from dpsynrag.privacy.events import ComposedEvent
 
@@ -61,6 +62,13 @@ class BuildConfig(CorpusConfig):
     together, and it is written before the sampled tokens. It steers what the text says first (e.g.
     ``"Symptoms:"`` makes a small model list a record's symptoms and diagnosis before the patient's name,
     the one place where the members' documents disagree). Not sampled: it costs nothing.
+
+    ``prediction_checkpoints`` (default 20): private prediction is cut into about this many batches of
+    clusters, each checkpointed when done (``--resume`` continues after the last one). Each batch is decoded
+    on its own, and every decode forward holds a fixed, public number of rows (the batch-invariant engine),
+    so a batch with few rows — few clusters, or clusters of near-duplicates, whose identical members are one
+    row — is mostly dummy rows: fewer batches are faster, more batches lose less work to a kill. Speed and
+    resumability only (a resume may change it); the texts are the same.
 
     ``threshold_excess_weight`` α ∈ [0, 1] weighs the members kept beyond ``k`` in the outlier-removal
     threshold's utility (:func:`~dpsynrag.privacy.mechanisms.exponential_threshold`; 1, the default, is
@@ -117,6 +125,7 @@ class BuildConfig(CorpusConfig):
     public_top_k_margin: float = Field(0.0, ge=0)
     batch_size: Optional[int] = Field(None, ge=1)
     memory_budget_gb: float = Field(2.0, gt=0)
+    prediction_checkpoints: int = Field(CHECKPOINTS_PER_STAGE, ge=1)
 
     @field_validator("language")
     @classmethod
@@ -175,7 +184,8 @@ class BuildConfig(CorpusConfig):
         if self.response_prefix is not None and "{document}" in self.response_prefix:
             raise ValueError("`response_prefix` is public text written before every synthetic text; it cannot hold "
                              "{document} (a private document would be released verbatim).")
-        if "max_index_copies" in self.model_fields_set and self.index_copy_size is None:
+        # compared with the default, not with "was it given": a dumped config (model_dump) lists every field
+        if self.max_index_copies != DEFAULT_MAX_INDEX_COPIES and self.index_copy_size is None:
             raise ValueError("`max_index_copies` caps the index entries of `index_copy_size` (--index-copy-size): "
                              "set that too.")
         if self.max_groups != DEFAULT_MAX_GROUPS and self.group_size is None:
