@@ -212,6 +212,8 @@ class CorpusMethod(Method):
             if name in accepted:
                 fields[name] = value
         fields.update(spec.params)
+        if fields.get("redact_identifiers") and not harness.data.task.identifier_fields:
+            fields["redact_identifiers"] = False  # a preset's redaction; this task declares no identifier column
         unknown = sorted(set(fields) - accepted)
         if unknown:
             raise ConfigError(f"{self.config_type.__name__} has no field(s) {', '.join(unknown)}; "
