@@ -84,7 +84,7 @@ def main() -> None:
         url = f"http://127.0.0.1:{port}"
         log = open(Path(tmp) / "serve.log", "w+")
         server = subprocess.Popen([sys.executable, "-m", "dpsynrag.cli", "serve", str(corpus), "--port", str(port),
-                                   "--retrieval-only", "--threads", str(args.clients)], stdout=log, stderr=subprocess.STDOUT)
+                                   "--retrieval-only", "--request-threads", str(args.clients)], stdout=log, stderr=subprocess.STDOUT)
         try:
             for _ in range(1200):  # wait for the models to load (at most ~10 min)
                 try:
@@ -134,7 +134,7 @@ def main() -> None:
                      "top_k": args.top_k, "distinct_questions": len(QUESTIONS),
                      "corpus": str(args.corpus) if args.corpus else f"stand-in, {args.texts} templated texts",
                      "kept_texts": num_texts, "embedder": "corpus's own" if args.corpus else "offline all-MiniLM-L6-v2",
-                     "server": f"dpsynrag serve --retrieval-only --threads {args.clients} (separate process, loopback)"},
+                     "server": f"dpsynrag serve --retrieval-only --request-threads {args.clients} (separate process, loopback)"},
         "wall_s": round(wall, 3),
         "throughput_rps": round(args.requests / wall, 1),
         "latency_ms": {"p50": round(float(np.percentile(ms, 50)), 2), "p95": round(float(np.percentile(ms, 95)), 2),

@@ -130,6 +130,10 @@ VARIANTS: dict[str, tuple[str, dict]] = {
                       dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior", public_weight=0.25,
                            fluency_threshold=-8.0, redact_identifiers=True, threshold_excess_weight=0.25,
                            index_copy_size=10)),
+    "copies": ("redact-copies without the redaction (patient names stay in the texts the models read; they are "
+               "still never keywords): the 'without redaction' row of issue 27",
+               dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior", public_weight=0.25,
+                    fluency_threshold=-8.0, threshold_excess_weight=0.25, index_copy_size=10)),
 }
 TOP_K = 5
 ANSWER_TOKENS = 24
@@ -228,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
                 corpus = build_corpus(database, Path(tmp) / "corpus", config, lm=lm, embedder=emb, progress=False)
                 build_s = time.time() - t
                 answerer = corpus.answerer(lm=lm, embedder=emb, top_k=TOP_K, system_prompt=task.answer_system_prompt,
-                                           max_new_tokens=ANSWER_TOKENS)
+                                           max_new_tokens=ANSWER_TOKENS, repeat_copies=True)  # as measured
                 answers = answerer.answer(questions)
                 kept = [r["text"] for r in corpus.records if r["kept"]]
                 lower = " ".join(kept).lower()

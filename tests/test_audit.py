@@ -318,4 +318,4 @@ def test_cli_audit_prints_the_bound_next_to_the_claim(tmp_path, tiny_lm, monkeyp
     assert saved["claimed_epsilon"] == 10.0 and saved["guesses"] == 20 and saved["seed"] == 1
     result = CliRunner().invoke(app, [*args, "--overwrite", "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output[result.output.index("{"):])["correct"] == saved["correct"]
+    assert json.loads(result.stdout)["correct"] == saved["correct"]  # progress goes to stderr

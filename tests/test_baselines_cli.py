@@ -32,7 +32,7 @@ def preloaded(monkeypatch, offline_lm, offline_embedder):
 
 
 BUILD = ["--epsilon", "10", "--delta", "1e-3", "--task", "medical", "--text-field", "body", "--id-field", "note_id",
-         "--T", "4", "--max-document-tokens", "48", "--seed", "0"]
+         "--T", "4", "--max-document-tokens", "48", "--seed", "0", "--preset", "paper"]
 
 
 @pytest.mark.slow
@@ -99,7 +99,7 @@ def test_query_dp_rag_prints_answer_and_session_report(tmp_path, slice_file, pre
         (["query", "--method", "dp-rag", "--documents", "x.jsonl", "--epsilon-per-query", "1", "--delta", "1e-3",
           "--retrieval-epsilon", "9", "q"], "retrieval"),
         (["query", "somewhere", "--method", "dp-rag", "--documents", "x.jsonl", "--epsilon-per-query", "1", "--delta", "1e-3", "q"], "corpus folder"),
-        (["query", "corpus", "q", "--documents", "x.jsonl"], "only apply to --method dp-rag"),
+        (["query", "corpus", "q", "--documents", "x.jsonl"], "applies only to --method dp-rag"),
         (["query", "--method", "dp-rag", "--documents", "missing.jsonl", "--epsilon-per-query", "1", "--delta", "1e-3", "q"], "missing.jsonl"),
         (["query", "--method", "dp-rag", "--documents", "x.jsonl", "--epsilon-per-query", "1", "--delta", "1e-3", "  "], "question is empty"),
         (["query", "corpus", ""], "question is empty"),

@@ -144,3 +144,86 @@ def test_build_config_calibrates_over_min_L_K_when_clustering_on_keywords():
     assert cfg.plan_notes == ["L = 3 acts as L = 1: a document holds at most K = 1 keywords, so a document joins at "
                               "most 1 clusters and the budget is calibrated over 1"]
     assert BuildConfig(epsilon=10.0, delta=1e-3, K=3, R=40, L=3, T=8, task="medical").plan_notes == []
+
+
+# ---------------------------------------------------------------------------------------------
+# sparse-vector decoding (svt_max_paid = C, svt_fraction = f)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_svt_closed_form_of_rho_and_the_clip():
+    """The paper's calibration with C = 20 paid tokens of T = 70 and f = 0.25: the token budget
+    T·(c0/τ)²/2 of the paper's c0 = 0.1057 is split into C runs of (ε1 + ε2)²/2 and C tokens of (c/τ)²/2."""
+    base = calibrate(epsilon=10.0, delta=1e-3, K=10, L=5, T=70)
+    cal = calibrate(epsilon=10.0, delta=1e-3, K=10, L=5, T=70, svt_max_paid=20, svt_fraction=0.25)
+    rho_text = 70 * base.rho_token  # what funded T tokens
+    eps = cal.svt_epsilon1 + cal.svt_epsilon2
+    assert cal.svt_epsilon2 / cal.svt_epsilon1 == pytest.approx(2 ** (2 / 3), rel=1e-12)  # Lyu et al. §4.2
+    assert eps**2 / 2 == pytest.approx(0.25 * rho_text / 20, rel=1e-9)
+    assert cal.clip == pytest.approx(math.sqrt(2 * 0.75 * rho_text / 20), rel=1e-9)
+    assert cal.clip == pytest.approx(0.1057 * math.sqrt(0.75 * 70 / 20), abs=5e-4)  # 0.1713
+    # Theorem 1 with the sparse-vector tokens: C (eps^2/2 + (c/tau)^2/2) per cluster
+    rho = cal.K / (2 * cal.sigma_hist**2) + cal.L * (
+        cal.epsilon_theta**2 / 8 + 1 / (2 * cal.sigma_embed**2) + 20 * (eps**2 / 2 + cal.clip**2 / 2))
+    assert rho == pytest.approx(cal.rho_total, rel=1e-8) and rho <= cal.rho_total
+    plan = cal.plan(num_clusters=500)
+    assert plan.rho == pytest.approx(rho, rel=1e-12) and cal.rho_branch == pytest.approx(base.rho_branch, rel=1e-9)
+    tokens = cal.token_plan()
+    assert tokens.count == 20 and tokens.rho == pytest.approx(rho_text, rel=1e-9)
+    assert epsilon_from_rho(plan.rho, 1e-3) <= 10.0
+
+
+def test_svt_plan_converts_like_the_paper_plan_in_dp_accounting():
+    """Cross-check of the zCDP -> (epsilon, delta) conversion of an SVT plan with Google's dp-accounting
+    (RDP accountant on a ZCDpEvent): tight <= Bun-Steinke <= target, RDP within 1% of the tight one."""
+    import dp_accounting
+
+    cal = calibrate(epsilon=10.0, delta=1e-3, svt_max_paid=20)
+    rho = cal.plan(num_clusters=500).rho
+    accountant = dp_accounting.rdp.RdpAccountant()
+    accountant.compose(dp_accounting.ZCDpEvent(rho))
+    rdp_eps = accountant.get_epsilon(1e-3)
+    tight = epsilon_from_rho(rho, 1e-3, conversion="cks")
+    assert rdp_eps == pytest.approx(tight, rel=0.01) and rdp_eps <= epsilon_from_rho(rho, 1e-3) <= 10.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    epsilon=st.floats(min_value=4.0, max_value=50.0),
+    delta=st.floats(min_value=1e-10, max_value=1e-2),
+    L=st.integers(1, 10),
+    T=st.integers(1, 200),
+    c_frac=st.floats(min_value=0.0, max_value=1.0),
+    f=st.floats(min_value=1e-3, max_value=0.999),
+    conversion=st.sampled_from(["bun-steinke", "cks"]),
+)
+def test_svt_calibration_never_overshoots(epsilon, delta, L, T, c_frac, f, conversion):
+    C = max(1, round(c_frac * T))
+    cal = calibrate(epsilon=epsilon, delta=delta, L=L, T=T, split=BudgetSplit.paper_fractions(L=L),
+                    conversion=conversion, svt_max_paid=C, svt_fraction=f)
+    plan = cal.plan(num_clusters=1000, groups=3)
+    assert epsilon_from_rho(plan.rho, delta - plan.delta, conversion=conversion) <= epsilon
+    assert cal.token_plan().rho <= (cal.rho_branch - cal.epsilon_theta**2 / 8 - cal.rho_embed) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(svt_max_paid=0), "svt_max_paid"),
+    (dict(svt_max_paid=71), "must be <= T"),
+    (dict(svt_max_paid=5, svt_fraction=0.0), "svt_fraction"),
+    (dict(svt_max_paid=5, svt_fraction=1.0), "svt_fraction"),
+    (dict(svt_max_paid=5, svt_beta=0.0), "beta"),
+    (dict(svt_max_paid=5, svt_beta=0.3333), "multiple"),
+    (dict(svt_max_paid=5, svt_gap=-1.0), "gap"),
+])
+def test_svt_bad_input(kwargs, match):
+    with pytest.raises(ConfigError, match=match) as info:
+        calibrate(epsilon=10.0, delta=1e-3, **kwargs)
+    assert "Found" in str(info.value)
+
+
+def test_svt_off_lists_nothing_new():
+    d = calibrate(epsilon=10.0, delta=1e-3).to_dict()
+    assert not [k for k in d if k.startswith("svt_")]
+    assert calibrate(epsilon=10.0, delta=1e-3).token_plan().name == "70 private prediction tokens"
+    with pytest.raises(ConfigError, match="svt_max_paid"):
+        calibrate(epsilon=10.0, delta=1e-3).svt_event()

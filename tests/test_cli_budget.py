@@ -16,7 +16,7 @@ DOCS = [f"the {who} has {what} and {where} pain" for who in ("patient", "doctor"
 
 
 def test_budget_json_paper_values():
-    result = runner.invoke(app, ["budget", "--epsilon", "10", "--delta", "1e-3", "--json"])
+    result = runner.invoke(app, ["budget", "--epsilon", "10", "--delta", "1e-3", "--preset", "paper", "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     for key in ("rho_total", "epsilon", "delta", "epsilon_tight", "sigma_hist", "sigma_embed", "epsilon_theta", "clip", "mechanisms"):
@@ -36,7 +36,7 @@ def test_budget_json_paper_values():
 def test_budget_prints_the_plan_the_build_reports(tmp_path, tiny_lm):
     """Issue 12 (5): `budget` builds the same BuildConfig, calibration and plan as `build`. At R = 3 < L = 5
     both spend epsilon = 10 over min(L, R) = 3 clusters (a re-implementation with L printed 7.49)."""
-    args = ["--epsilon", "10", "--delta", "1e-3", "--R", "3", "--L", "5", "--T", "4", "--json"]
+    args = ["--epsilon", "10", "--delta", "1e-3", "--preset", "paper", "--R", "3", "--L", "5", "--T", "4", "--json"]
     result = runner.invoke(app, ["budget", *args])
     assert result.exit_code == 0, result.output
     planned = json.loads(result.output)

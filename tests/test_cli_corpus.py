@@ -25,7 +25,7 @@ def test_build_query_report(tmp_path, slice_file, offline_lm, offline_embedder):
     args = [
         "build", str(slice_file), "--out", str(out), "--epsilon", "10", "--delta", "1e-3", "--task", "medical",
         "--text-field", "body", "--id-field", "note_id", "--K", "5", "--R", "3", "--L", "2", "--k", "10", "--T", "5",
-        "--extractor", "rarity", "--max-document-tokens", "64", "--seed", "0",
+        "--extractor", "rarity", "--max-document-tokens", "64", "--seed", "0", "--preset", "paper",
     ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output

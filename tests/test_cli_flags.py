@@ -112,7 +112,8 @@ def test_error_message_of_a_validation_error():
     ],
 )
 def test_build_errors_name_the_flag(tmp_path, notes, no_models, extra, message):
-    args = ["build", str(notes), "--out", str(tmp_path / "c"), "--epsilon", "10", "--delta", "1e-3", *extra]
+    args = ["build", str(notes), "--out", str(tmp_path / "c"), "--epsilon", "10", "--delta", "1e-3", "--preset", "paper",
+            *extra]
     result = runner.invoke(app, args)
     assert result.exit_code == 2, result.output
     assert message in _out(result)
@@ -140,8 +141,8 @@ def test_budget_errors_name_the_flag(extra, message):
         (["--composition", "both"], "--composition must be 'basic' or 'zcdp'. Found 'both'."),
         (["--total-epsilon", "0"], "--total-epsilon must be a finite number > 0 or None. Found 0.0."),
         (["--seed", "-1"], "--seed must be an integer >= 0. Found -1."),  # was a ValueError traceback
-        (["--max-tokens", "5"], "--max-tokens do not apply to --method dp-rag (its answer length is --T"),
-        (["--show-context"], "--show-context do not apply to --method dp-rag"),
+        (["--max-tokens", "5"], "--max-tokens does not apply to --method dp-rag (its answer length is --T"),
+        (["--show-context"], "--show-context does not apply to --method dp-rag"),
     ],
 )
 def test_dp_rag_query_errors_name_the_flag(notes, no_models, extra, message):
@@ -248,11 +249,11 @@ def loads(monkeypatch, tiny_lm):
 def test_corpus_query_refuses_options_of_other_methods_before_loading_anything(corpus, no_models):
     # the example: it answered with the defaults and exit code 0
     result = runner.invoke(app, ["query", str(corpus), "Q?", "--model", "/nonexistent", "--embedder", "foo/bar", "--T", "3"])
-    assert result.exit_code == 2 and "error: --T only apply to --method dp-rag." in _out(result), result.output
+    assert result.exit_code == 2 and "error: --T applies only to --method dp-rag." in _out(result), result.output
     result = runner.invoke(app, ["query", str(corpus), "Q?", "--seed", "1", "--json", "--top-p", "0.5", "--utility", "top-k",
                                  "--task", "medical", "--composition", "zcdp", "--max-document-tokens", "64"])
     assert result.exit_code == 2, result.output
-    assert ("--composition, --utility, --top-p, --task, --max-document-tokens, --seed, --json only apply to "
+    assert ("--composition, --utility, --top-p, --task, --max-document-tokens, --seed apply only to "
             "--method dp-rag.") in _out(result)
     result = runner.invoke(app, ["query", str(corpus), "Q?", "--max-tokens", "0"])
     assert result.exit_code == 2 and "--max-tokens must be an integer >= 1. Found 0." in _out(result)

@@ -98,7 +98,7 @@ def test_k_zero_and_other_unusable_parameters_are_refused():
         (["--L", "0"], "--L (`L`)"),
         (["--tau", "0"], "--tau (`temperature`)"),
         (["--language", "xx"], "--language (`language`)"),
-        (["--method", "dp-synth", "--language", "de"], "--language do not apply to --method dp-synth"),
+        (["--method", "dp-synth", "--language", "de"], "--language does not apply to --method dp-synth"),
     ],
 )
 def test_build_refuses_parameters_that_cannot_work(tmp_path, monkeypatch, extra, message):

@@ -577,7 +577,7 @@ def test_cli_build_takes_decoding_and_the_report_names_it(tmp_path, tiny_lm, mon
     data.write_text("".join(json.dumps({"text": t}) + "\n" for t in TINY_DOCS))
     args = ["build", str(data), "--epsilon", "4", "--delta", "1e-3", "--K", "3", "--R", "2", "--L", "2", "--k", "10",
             "--T", "3", "--extractor", "rarity", "--open-vocabulary", "--no-self-filter", "--max-document-tokens", "16",
-            "--seed", "0"]
+            "--seed", "0", "--preset", "paper"]
     runner = CliRunner()
     out = tmp_path / "ink"
     result = runner.invoke(app, [*args, "--out", str(out), "--decoding", "invisibleink", "--public-top-k", "5"])

@@ -138,6 +138,6 @@ def test_cli_build_passes_ray_and_threads_options_and_checks_them(tmp_path, monk
     result = runner.invoke(app, [*base, "--ray-workers", "2"])
     assert result.exit_code != 0 and "--ray-workers needs --ray" in result.output
     result = runner.invoke(app, [*base[:-2], "--ray", "--method", "dp-synth"])
-    assert result.exit_code != 0 and "do not apply to --method dp-synth" in result.output
+    assert result.exit_code != 0 and "does not apply to --method dp-synth" in result.output
     result = runner.invoke(app, [*base, "--ray", "--ray-workers", "0"])
     assert result.exit_code != 0 and "--ray-workers must be an integer >= 1" in result.output

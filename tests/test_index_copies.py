@@ -78,9 +78,16 @@ def test_writer_indexes_each_copy_and_retrieval_returns_them(tmp_path):
     assert json.loads((tmp_path / "c" / INDEX_IDS).read_text()) == [0, 0, 0, 2]
     assert len(corpus.index) == 4 and corpus.manifest["num_kept"] == 2
     assert corpus.texts == ["a synthetic note"] * 3 + ["another synthetic note"]
-    # the copies are rows of identical vectors: a top-3 search returns the frequent text three times
+    # the copies are rows of identical vectors: a top-3 search of the index returns the frequent text three times
     _, ids = corpus.index.search(OnesEmbedder().encode(["a question"]), 3)
     assert sorted(corpus.index_ids[i] for i in ids[0]) == [0, 0, 0]
+    # retrieval gives distinct texts with their copies, unless asked to repeat them (tests/test_retrieval_distinct.py)
+    from dpsynrag.retrieval import CorpusRetriever
+
+    retriever = CorpusRetriever(corpus, OnesEmbedder())
+    hits = retriever.search(["a question"], 3)[0]
+    assert sorted((h.id, h.metadata["copies"]) for h in hits) == [(0, 3), (2, 1)]
+    assert sorted(h.id for h in retriever.search(["a question"], 3, repeat_copies=True)[0]) == [0, 0, 0]
     assert corpus.content_warning is None  # counts kept texts (2 of 3), not index rows
 
 

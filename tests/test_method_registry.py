@@ -135,10 +135,10 @@ def test_toy_budget_build_report_query(tmp_path, notes, toy):
     # an option of another method is refused; the toy's own option is refused for other methods
     result = runner.invoke(app, ["build", str(notes), "--out", str(tmp_path / "x"), "--epsilon", "1", "--delta", "1e-5",
                                  "--method", "toy-counts", "--K", "3"])
-    assert result.exit_code == 2 and "--K do not apply to --method toy-counts" in _out(result)
+    assert result.exit_code == 2 and "--K does not apply to --method toy-counts" in _out(result)
     result = runner.invoke(app, ["build", str(notes), "--out", str(tmp_path / "x"), "--epsilon", "1", "--delta", "1e-5",
                                  "--toy-words", "fever"])
-    assert result.exit_code == 2 and "--toy-words do not apply to --method dp-synrag" in _out(result)
+    assert result.exit_code == 2 and "--toy-words does not apply to --method dp-synrag" in _out(result)
 
     out = tmp_path / "toy"
     result = runner.invoke(app, ["build", str(notes), "--out", str(out), "--epsilon", "1", "--delta", "1e-5",

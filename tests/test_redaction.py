@@ -37,6 +37,10 @@ R = DEFAULT_PLACEHOLDER
         ("患者张伟的诊断是流感。张伟很好", ["张伟"], f"患者{R}的诊断是流感。{R}很好"),  # CJK in unspaced CJK text
         ("Bob Ray wrote to bob@x.org from 12-34", ["Bob Ray", "bob@x.org", "12-34"], f"{R} wrote to {R} from {R}"),
         ("Jane  Doe and Jane\nDoe", ["Jane Doe"], f"{R} and {R}"),  # any whitespace between a value's parts
+        ("订单ORD-123456的退款", ["ORD-123456"], f"订单{R}的退款"),  # an id between CJK characters
+        ("Mail ADA.LEE@Example.COM or ord-123456.", ["ada.lee@example.com", "ORD-123456"], f"Mail {R} or {R}."),
+        ("Rose said: rose ROSE BAKER", ["Rose Baker"], f"{R} said: rose {R}"),  # a whole value in any capitals
+        ("XORD-1 ORD-12 ORD-1", ["ORD-1"], f"XORD-1 ORD-12 {R}"),  # still whole words in spaced scripts
         ("Nothing to do for Jane.", [], "Nothing to do for Jane."),
         ("Nothing to do for Jane.", ["", "  "], "Nothing to do for Jane."),
     ],
@@ -204,6 +208,18 @@ def test_cli_identifier_field_turns_redaction_on(tmp_path, capture):
     args[1] = str(tmp_path)  # a task's data folder is read with the task's identifier fields
     result = CliRunner().invoke(app, [*args, "--task", "medical", "--identifier-field", "name"])
     assert result.exit_code == 2 and "identifier fields (patient_name)" in " ".join(result.output.split())
+
+
+def test_movielens_task_reads_the_pseudonym_as_identifier():
+    from dpsynrag.tasks import get_task
+
+    task = get_task("movielens")
+    assert task.identifier_fields == ("pseudonym",)
+    first = task.load_database(limit=1)[0]
+    (pseudonym,) = first.identifiers
+    assert first.text.startswith(pseudonym)
+    redacted = next(iter(RedactedDocuments([first]))).text
+    assert redacted.startswith(f"{R} ") and pseudonym.split()[-1] not in redacted
 
 
 def test_medical_task_reads_the_patient_name_as_identifier():

@@ -136,7 +136,7 @@ def test_a_sigkilled_build_resumes_to_the_uninterrupted_corpus(tmp_path, referen
     assert not work.exists()  # finished: checkpoints and private intermediates deleted
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     assert len(PrivacyLedger(ledger).releases()) == 1  # recorded once, by the killed run; not again on resume
-    assert "resuming the interrupted build of c from its checkpoint" in (out / "build.log").read_text()
+    assert "resum" not in (out / "build.log").read_text()  # the public log says nothing of the interruption
 
 
 def test_resume_refuses_a_changed_configuration_or_input(tmp_path, tiny_lm):
@@ -178,14 +178,14 @@ def test_resume_after_completion_is_a_clear_message(tmp_path, reference):
     assert result.exit_code == 2 and "nothing to resume (--resume)" in " ".join(result.output.split())
     result = CliRunner().invoke(app, ["build", str(data), "--out", str(tmp_path / "x"), "--epsilon", "10", "--delta",
                                       "1e-3", "--method", "dp-synth", "--resume"])
-    assert result.exit_code == 2 and "--resume do not apply to --method dp-synth" in " ".join(result.output.split())
+    assert result.exit_code == 2 and "--resume does not apply to --method dp-synth" in " ".join(result.output.split())
 
 
 def test_resume_with_no_checkpoint_starts_a_new_build(tmp_path, reference, tiny_lm):
     out = tmp_path / "c"
     corpus = build_corpus(DOCS, out, BuildConfig(**CONFIG), lm=tiny_lm, embedder=HashEmbedder(), resume=True)
     assert len(corpus.records) == 4 and not work_folder(out).exists()
-    assert "no interrupted build of c to resume: starting a new build" in (out / "build.log").read_text()
+    assert "resum" not in (out / "build.log").read_text()  # console only (tests/test_build_talks.py)
 
 
 def test_events_round_trip_through_a_checkpoint():

@@ -184,7 +184,7 @@ def test_load_refuses_bad_inputs(folders, tmp_path):
 def test_concurrent_requests_on_a_real_socket(service, folders, tiny_lm):
     """8 clients at once over TCP: every answer is the one the request gets alone."""
     jobs = [(name, q, k) for name in ("notes", "half") for q in QUESTIONS for k in (1, 2, 3)] * 4
-    with LoopbackServer(create_app(service, limits=LIMITS, threads=8)) as url:
+    with LoopbackServer(create_app(service, limits=LIMITS, request_threads=8)) as url:
         with httpx.Client(base_url=url) as http:
             def retrieve(job):
                 name, q, k = job

@@ -84,6 +84,7 @@ FLAGS: Mapping[str, str] = {
         "text_field", "id_field", "fluency_threshold", "identifier_placeholder",
     )},
     "redact_identifiers": "--identifier-field",
+    "redact_pii": "--redact-pii",
     "temperature": "--tau",
     "self_filter": "--no-self-filter",
     "outlier_removal": "--no-outlier-removal",

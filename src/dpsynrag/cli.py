@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from typer.core import TyperGroup, TyperOption
 
+from dpsynrag import __version__
 from dpsynrag.commands.build import BudgetCommand, BuildCommand
 from dpsynrag.commands.common import console, fail, warn_content
 from dpsynrag.commands.query import query_command
@@ -21,7 +23,34 @@ from dpsynrag.threads import passive_wait
 
 passive_wait()  # before torch loads: OpenMP threads sleep instead of spinning while they wait (dpsynrag.threads)
 
+
+def _switches_take_no_value(command, ctx) -> None:
+    """Show no value placeholder after a switch in ``--help`` (typer prints ``<bool>`` after ``--json`` or
+    ``--help``, as if they took a value): an empty metavar, on ``command``, its help option and, for a
+    group, its subcommands."""
+    for param in [*command.params, command.get_help_option(ctx)]:
+        if isinstance(param, TyperOption) and param.is_flag and param.metavar is None:
+            param.metavar = ""
+    for sub in getattr(command, "commands", {}).values():
+        _switches_take_no_value(sub, ctx)
+
+
+class _Group(TyperGroup):
+    """The root command group; its commands' ``--help`` shows switches without a value placeholder."""
+
+    def get_params(self, ctx):
+        _switches_take_no_value(self, ctx)
+        return super().get_params(ctx)
+
+    def get_command(self, ctx, cmd_name):
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _switches_take_no_value(command, ctx)
+        return command
+
+
 app = typer.Typer(
+    cls=_Group,
     help="Differentially private synthetic corpora for retrieval-augmented generation (DP-SynRAG).",
     no_args_is_help=True,
     add_completion=False,
@@ -34,8 +63,17 @@ def _exit_on_sigterm(signum, frame) -> None:
     raise SystemExit(128 + signum)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"dpsynrag {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                 help="Print the dpsynrag version and exit."),
+) -> None:
     """Differentially private synthetic corpora for retrieval-augmented generation (DP-SynRAG)."""
     import signal
     import threading

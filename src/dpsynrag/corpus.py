@@ -83,6 +83,12 @@ class SyntheticCorpus:
         path: the folder. manifest: the parsed manifest. records: every synthetic text (kept or not).
         texts: the kept texts, in index order (a record with ``copies`` m is indexed m times, so it
         appears m times). index_ids: their record ids (row i of the index is record ``index_ids[i]``).
+        copies: record id -> its index rows (1 without ``index_copy_size``).
+
+    Retrieval (:meth:`retrieve`, :meth:`answer`, :meth:`answerer`, and
+    :class:`~dpsynrag.retrieval.CorpusRetriever`) returns ``top_k`` distinct texts by default; with
+    ``repeat_copies=True`` it searches the index as built, so a text with m copies fills up to m of the
+    ``top_k`` places (the evaluation harness answers so; :meth:`view`).
     """
 
     def __init__(self, path: Path, manifest: dict, records: list[dict], index: VectorIndex, index_ids: list[int]):
@@ -93,7 +99,27 @@ class SyntheticCorpus:
         by_id = {r["id"]: r for r in records}
         self.index_ids = list(index_ids)
         self.texts = [by_id[i]["text"] for i in index_ids]
+        self.copies: dict[int, int] = {}
+        for i in self.index_ids:
+            self.copies[i] = self.copies.get(i, 0) + 1
+        self._distinct: tuple[list[int], list[str], VectorIndex] | None = None
         self._answerer: RAGAnswerer | None = None
+
+    def view(self, *, repeat_copies: bool = False) -> tuple[list[int], list[str], VectorIndex]:
+        """What retrieval searches: ``(record ids, texts, index)``, row i of the index being text i.
+
+        Default: each kept text once (the first of its index rows, in index order), so a top-k search
+        returns k distinct texts when the corpus keeps k. ``repeat_copies=True``: the index as built
+        (:attr:`index_ids`, :attr:`texts`, :attr:`index`), a text with ``copies`` m present m times.
+        Post-processing of the released corpus: no privacy cost.
+        """
+        if repeat_copies or len(self.copies) == len(self.index_ids):
+            return self.index_ids, self.texts, self.index
+        if self._distinct is None:
+            seen: set[int] = set()
+            rows = [j for j, i in enumerate(self.index_ids) if not (i in seen or seen.add(i))]
+            self._distinct = ([self.index_ids[j] for j in rows], [self.texts[j] for j in rows], self.index.subset(rows))
+        return self._distinct
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "SyntheticCorpus":
@@ -156,10 +182,12 @@ class SyntheticCorpus:
         return PrivacyReport.from_dict(self.manifest["privacy"])
 
     def answerer(
-        self, *, lm=None, embedder=None, top_k: int | None = None, system_prompt: str | None = None, max_new_tokens: int = 64
+        self, *, lm=None, embedder=None, top_k: int | None = None, system_prompt: str | None = None, max_new_tokens: int = 64,
+        repeat_copies: bool = False,
     ) -> RAGAnswerer:
         """A :class:`RAGAnswerer` over the kept texts. Models default to the ones the corpus was built
-        with (the embedder must be the index's: same dimension)."""
+        with (the embedder must be the index's: same dimension). ``repeat_copies``: search the index as
+        built, each text once per index copy, instead of each text once (:meth:`view`)."""
         if embedder is None:
             from dpsynrag.models import Embedder
 
@@ -180,25 +208,27 @@ class SyntheticCorpus:
                 default_prompt, default_k = t.answer_system_prompt, t.rag_top_k
             system_prompt = system_prompt or default_prompt
             top_k = top_k or default_k
+        _, texts, index = self.view(repeat_copies=repeat_copies)
         return RAGAnswerer(
-            lm, embedder, self.texts, top_k=top_k, system_prompt=system_prompt, max_new_tokens=max_new_tokens, index=self.index
+            lm, embedder, texts, top_k=top_k, system_prompt=system_prompt, max_new_tokens=max_new_tokens, index=index
         )
 
-    def retrieve(self, question: str, *, top_k: int = 10) -> list[str]:
-        """The ``top_k`` kept synthetic texts most similar to ``question`` (empty when none is kept)."""
-        return self._default_answerer(top_k=top_k).retrieve([question])[0][:top_k]
+    def retrieve(self, question: str, *, top_k: int = 10, repeat_copies: bool = False) -> list[str]:
+        """The ``top_k`` kept synthetic texts most similar to ``question``, distinct unless
+        ``repeat_copies`` (:meth:`view`); empty when none is kept."""
+        return self._default_answerer(top_k=top_k, repeat_copies=repeat_copies).retrieve([question])[0][:top_k]
 
-    def answer(self, question: str, *, top_k: int | None = None) -> str:
+    def answer(self, question: str, *, top_k: int | None = None, repeat_copies: bool = False) -> str:
         """Answer one question from the corpus (greedy), with the corpus's model and embedder.
 
         Raises:
             CorpusError: the corpus keeps no text (see :meth:`answer_many`).
         """
-        return self.answer_many([question], top_k=top_k)[0].text
+        return self.answer_many([question], top_k=top_k, repeat_copies=repeat_copies)[0].text
 
     def answer_many(
         self, questions: Sequence[str], *, top_k: int | None = None, progress: bool = False, lm=None,
-        embedder=None, max_new_tokens: int | None = None,
+        embedder=None, max_new_tokens: int | None = None, repeat_copies: bool = False,
     ) -> list[Answer]:
         """Answers with their retrieved context, one per question.
 
@@ -206,6 +236,8 @@ class SyntheticCorpus:
         :class:`~dpsynrag.models.endpoint.OpenAIChatModel`); None: the model the corpus was built with.
         ``embedder``: the retrieval embedder (an :class:`~dpsynrag.models.Embedder` of the index's
         dimension); None: the corpus's. ``max_new_tokens``: the greedy answer length (default 64).
+        ``repeat_copies``: the context holds a text once per index copy (:meth:`view`); default: ``top_k``
+        distinct texts.
 
         Raises:
             CorpusError: the corpus keeps no text: there is no context to retrieve, and an answer would
@@ -227,18 +259,19 @@ class SyntheticCorpus:
             from dpsynrag.checks import check_int
 
             length = {} if max_new_tokens is None else {"max_new_tokens": check_int("max_new_tokens", max_new_tokens)}
-            answerer = self.answerer(lm=lm, embedder=embedder, top_k=top_k, **length)
+            answerer = self.answerer(lm=lm, embedder=embedder, top_k=top_k, repeat_copies=repeat_copies, **length)
         else:
-            answerer = self._default_answerer(top_k=top_k, lm=lm)
+            answerer = self._default_answerer(top_k=top_k, lm=lm, repeat_copies=repeat_copies)
         return answerer.answer(questions, progress=progress)
 
-    def _default_answerer(self, *, top_k: int | None, lm=None) -> RAGAnswerer:
+    def _default_answerer(self, *, top_k: int | None, lm=None, repeat_copies: bool = False) -> RAGAnswerer:
         if self._answerer is None or (lm is not None and self._answerer.lm is not lm):
             self._answerer = self.answerer(lm=lm)
-        if top_k is not None and top_k != self._answerer.top_k:
-            a = self._answerer
+        a = self._answerer
+        if (top_k is not None and top_k != a.top_k) or repeat_copies:
+            _, texts, index = self.view(repeat_copies=repeat_copies)
             return RAGAnswerer(
-                a.lm, a.embedder, a.texts, top_k=top_k, system_prompt=a.system_prompt,
-                max_new_tokens=a.max_new_tokens, index=a.index,
+                a.lm, a.embedder, texts, top_k=top_k or a.top_k, system_prompt=a.system_prompt,
+                max_new_tokens=a.max_new_tokens, index=index,
             )
-        return self._answerer
+        return a

@@ -67,6 +67,16 @@ class VectorIndex:
         scores, ids = self._index.search(q, k)
         return scores, ids.astype(np.int64)
 
+    def subset(self, rows: Sequence[int]) -> "VectorIndex":
+        """A new index holding the vectors of ``rows`` (0-based, in that order; the stored vectors
+        read back exactly: a flat index keeps them as added)."""
+        rows = np.asarray(list(rows), dtype=np.int64)
+        if len(rows) and (rows.min() < 0 or rows.max() >= len(self)):
+            raise ConfigError(f"`rows` must be in [0, {len(self)}).")
+        if not len(rows):
+            return VectorIndex(np.zeros((0, self.dim), np.float32))
+        return VectorIndex(self._index.reconstruct_batch(rows))
+
     def save(self, path: str | os.PathLike) -> None:
         faiss.write_index(self._index, str(path))
 

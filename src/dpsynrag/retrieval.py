@@ -3,6 +3,13 @@ and LlamaIndex retrievers (:mod:`dpsynrag.integrations`).
 
 Post-processing of the released corpus (METHOD.md §4): any number of searches, no privacy cost; the
 private documents are never opened.
+
+Every interface (this module, ``dpsynrag query``, ``dpsynrag serve``, the LangChain and LlamaIndex
+retrievers) returns ``top_k`` *distinct* texts by default, each hit carrying its text's index copies
+(``copies``; 1 without ``index_copy_size``). ``repeat_copies=True`` (``--repeat-copies``, JSON
+``"repeat_copies": true``) searches the index as built instead: a text with m copies fills up to m of the
+``top_k`` places, the context the evaluation harness gives its answerer
+(:meth:`~dpsynrag.corpus.SyntheticCorpus.view`).
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ class Hit:
     Attributes:
         id: its record id in ``texts.jsonl``. text: the text. score: cosine similarity to the question,
         in [-1, 1] (inner product of unit-norm embeddings). metadata: the record's other released fields
-        (``keyword``, ``noisy_count``, ...; never ``kept``, always true here).
+        (``keyword``, ``noisy_count``, ...; never ``kept``, always true here) and ``copies``, the text's
+        rows in the index (>= 1).
     """
 
     id: int
@@ -66,7 +74,9 @@ class CorpusRetriever:
         self.name = name or corpus.path.name
         self.lock = lock or threading.Lock()
         by_id = {r["id"]: r for r in corpus.records}
-        self._meta = [{k: v for k, v in by_id[i].items() if k not in ("id", "text", "kept")} for i in corpus.index_ids]
+        self._meta = {i: {**{k: v for k, v in by_id[i].items() if k not in ("id", "text", "kept")}, "copies": m}
+                      for i, m in corpus.copies.items()}
+        corpus.view()  # the distinct index, made once here rather than by the first concurrent searches
         self.default_top_k = default_top_k(corpus)
 
     @classmethod
@@ -82,14 +92,18 @@ class CorpusRetriever:
         return cls(corpus, embedder)
 
     def __len__(self) -> int:
-        return len(self.corpus.texts)
+        """The number of distinct kept texts."""
+        return len(self.corpus.copies)
 
-    def search(self, questions: Sequence[str], top_k: int | None = None) -> list[list[Hit]]:
+    def search(self, questions: Sequence[str], top_k: int | None = None, *, repeat_copies: bool = False) -> list[list[Hit]]:
         """The ``top_k`` kept texts most similar to each question, best first.
 
         Args:
             questions: non-empty strings.
-            top_k: >= 1 (None: :attr:`default_top_k`); at most ``len(self)`` hits are returned.
+            top_k: >= 1 (None: :attr:`default_top_k`); at most ``len(self)`` hits are returned (with
+                ``repeat_copies``: at most the number of index rows).
+            repeat_copies: a text with m index copies may fill up to m places (the index as built);
+                default: each text at most once.
 
         Returns:
             One list of :class:`Hit` per question (empty lists when the corpus keeps no text).
@@ -103,12 +117,12 @@ class CorpusRetriever:
             raise ConfigError(f"`top_k` must be an integer >= 1. Found {top_k!r}.")
         if not len(self) or not questions:
             return [[] for _ in questions]
+        ids_of_rows, texts, index = self.corpus.view(repeat_copies=repeat_copies)
         with self.lock:
-            scores, ids = self.corpus.index.search(self.embedder.encode(questions), top_k)
-        texts = self.corpus.texts
+            scores, rows = index.search(self.embedder.encode(questions), top_k)
         return [
-            [Hit(self.corpus.index_ids[j], texts[j], float(s), dict(self._meta[j])) for s, j in zip(srow, irow) if j >= 0]
-            for srow, irow in zip(scores.tolist(), ids.tolist())
+            [Hit(ids_of_rows[j], texts[j], float(s), dict(self._meta[ids_of_rows[j]])) for s, j in zip(srow, jrow) if j >= 0]
+            for srow, jrow in zip(scores.tolist(), rows.tolist())
         ]
 
 
@@ -138,7 +152,7 @@ class RemoteRetriever:
     def close(self) -> None:
         self._client.close()
 
-    def search(self, questions: Sequence[str], top_k: int | None = None) -> list[list[Hit]]:
+    def search(self, questions: Sequence[str], top_k: int | None = None, *, repeat_copies: bool = False) -> list[list[Hit]]:
         """As :meth:`CorpusRetriever.search`, one request per question.
 
         Raises:
@@ -147,7 +161,8 @@ class RemoteRetriever:
         out = []
         for q in check_questions(questions):
             body = {"question": q, **({"corpus": self.corpus} if self.corpus else {}),
-                    **({"top_k": top_k} if top_k is not None else {})}
+                    **({"top_k": top_k} if top_k is not None else {}),
+                    **({"repeat_copies": True} if repeat_copies else {})}
             try:
                 resp = self._client.post(f"{self.base_url}/v1/retrieve", json=body)
             except self._errors as exc:

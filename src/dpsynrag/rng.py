@@ -17,7 +17,8 @@ runs the Canonne–Kamath–Steinke algorithm (CKS 2020, "The Discrete Gaussian 
 Algorithms 1–3) in integer arithmetic on σ² = (the float σ)² taken as an exact rational, driven by the
 source's uniform integers (:meth:`RandomSource.randbelow`); :class:`SecureRandom` uses OpenDP's
 implementation of the same exact sampler instead (``opendp.measurements.make_gaussian`` on integer
-vectors). No floating-point rounding enters these draws.
+vectors). No floating-point rounding enters these draws. The sparse-vector noise of private prediction
+uses the exact discrete Laplace of the same paper (:meth:`RandomSource.discrete_laplace`, Algorithm 2).
 
 Known limitation (documented, as in every floating-point DP library): the real-valued draws are
 floating-point approximations of their laws, which the proofs (and the reported δ) do not cover
@@ -42,6 +43,7 @@ import math
 import os
 import secrets
 from abc import ABC, abstractmethod
+from fractions import Fraction
 
 import numpy as np
 
@@ -109,6 +111,21 @@ class RandomSource(ABC):
         out = np.fromiter((_cks_discrete_gaussian(p, q, self.randbelow) for _ in range(n)), dtype=np.int64, count=n)
         return out.reshape(shape)
 
+    def discrete_laplace(self, scale: float | Fraction) -> int:
+        """One exact draw of the discrete Laplace Lap_Z(b): P[Y = y] = (1 − r)/(1 + r) · r^|y|, r = exp(−1/b).
+
+        CKS 2020, Algorithm 2, for the rational scale b = t/s (a Fraction, or a number taken exactly as a
+        rational), in integer arithmetic driven by :meth:`randbelow`: no floating-point rounding enters the
+        draw (the sparse-vector noise of :class:`~dpsynrag.models.private_selectors.SparseVectorSelector`).
+
+        Raises:
+            ValueError: on a bad ``scale`` (not a finite number > 0).
+        """
+        if isinstance(scale, bool) or not isinstance(scale, (int, float, Fraction)) or not (0 < scale < math.inf):
+            raise ValueError(f"`scale` of the discrete Laplace must be a finite number > 0. Found {scale!r}.")
+        b = Fraction(scale)
+        return _discrete_laplace(b.numerator, self.randbelow, b.denominator)
+
     def categorical(self, log_weights: np.ndarray) -> np.ndarray:
         """Sample indices proportionally to ``exp(log_weights)`` by inverse-CDF with one uniform per row.
 
@@ -175,8 +192,9 @@ def _bernoulli_exp_minus(num: int, den: int, randbelow) -> bool:
     return k % 2 == 1
 
 
-def _discrete_laplace(t: int, randbelow) -> int:
-    """Discrete Laplace with scale t (an integer >= 1): P[Y = y] ∝ exp(−|y|/t) (CKS 2020, Algorithm 2, s = 1)."""
+def _discrete_laplace(t: int, randbelow, s: int = 1) -> int:
+    """Discrete Laplace with scale t/s (integers >= 1): P[Y = y] ∝ exp(−|y|·s/t) (CKS 2020, Algorithm 2):
+    X = U + tV ~ Geometric(1 − e^{−1/t}) on {0, 1, ...}, and ⌊X/s⌋ ~ Geometric(1 − e^{−s/t})."""
     while True:
         u = randbelow(t)
         if not _bernoulli_exp_minus(u, t, randbelow):
@@ -184,7 +202,7 @@ def _discrete_laplace(t: int, randbelow) -> int:
         v = 0
         while _bernoulli_exp_minus(1, 1, randbelow):
             v += 1
-        x = u + t * v
+        x = (u + t * v) // s
         negative = randbelow(2) == 1
         if negative and x == 0:
             continue

@@ -1,9 +1,12 @@
 """``dpsynrag serve``: an HTTP query service over synthetic corpora (FastAPI + uvicorn; ``pip install
 dpsynrag[serve]``).
 
-Endpoints: ``POST /v1/retrieve`` (question, top_k -> kept synthetic texts with cosine scores),
-``POST /v1/query`` (-> a greedy answer and the texts it was given), ``GET /v1/corpora``,
-``GET /v1/corpora/{name}/report`` (the privacy report), ``GET /healthz``; the OpenAPI page is ``/docs``.
+Endpoints: ``POST /v1/retrieve`` (question, top_k -> top_k distinct kept synthetic texts with cosine
+scores and their index ``copies``; ``"repeat_copies": true``: a text once per index copy, as
+:mod:`dpsynrag.retrieval`), ``POST /v1/query`` (-> a greedy answer and the texts it was given),
+``GET /v1/corpora``, ``GET /v1/corpora/{name}/report`` (the privacy report), ``GET /healthz``; the
+OpenAPI page is ``/docs``: Swagger UI served from the files of the ``swagger-ui-bundle-v2`` package
+(``/docs/assets``), so it works offline (no ReDoc page: it would load from a CDN).
 
 Read-only post-processing (METHOD.md §4): the service opens corpus folders only — never private
 documents, never the owner-only ``NAME.owner.json`` — and spends no privacy budget, so it answers any
@@ -160,8 +163,10 @@ class CorpusService:
             "not_for_release": bool(m.get("not_for_release")), "content_warning": r.corpus.content_warning,
         }
 
-    def answer(self, name: str, question: str, top_k: Optional[int], max_tokens: int) -> tuple[str, list]:
-        """A greedy answer from the top-k texts of corpus ``name``, and those texts (as :class:`Hit`).
+    def answer(self, name: str, question: str, top_k: Optional[int], max_tokens: int, *,
+               repeat_copies: bool = False) -> tuple[str, list]:
+        """A greedy answer from the top-k texts of corpus ``name``, and those texts (as :class:`Hit`;
+        distinct unless ``repeat_copies``, see :meth:`~dpsynrag.retrieval.CorpusRetriever.search`).
 
         Raises:
             NotImplementedError: no answering model is loaded (--retrieval-only).
@@ -174,7 +179,7 @@ class CorpusService:
         if not len(r):
             raise CorpusError(f"corpus {name!r} keeps no synthetic text: there is no context, so an answer would come "
                               "from the model alone.")
-        hits = r.search([question], top_k)[0]
+        hits = r.search([question], top_k, repeat_copies=repeat_copies)[0]
         lm, answerer = self.lms[name], self._answerers[name]
         prompt = answerer.prompt(question, [h.text for h in hits])
         with self._lm_locks[id(lm)]:
@@ -203,6 +208,7 @@ class Hit(BaseModel):
     id: int
     text: str
     score: float = Field(description="Cosine similarity to the question, in [-1, 1].")
+    copies: int = Field(description="The text's rows in the corpus index (>= 1; > 1 with index_copy_size).")
 
 
 class RetrieveResponse(BaseModel):
@@ -240,7 +246,7 @@ class _BodyLimit:
 
 
 def create_app(service: CorpusService, *, api_keys: Optional[list[str]] = None, limits: ServiceLimits = ServiceLimits(),
-               threads: Optional[int] = None):
+               request_threads: Optional[int] = None):
     """The FastAPI application of ``service``.
 
     Args:
@@ -248,13 +254,20 @@ def create_app(service: CorpusService, *, api_keys: Optional[list[str]] = None, 
         api_keys: accepted keys (``Authorization: Bearer KEY`` or ``X-API-Key: KEY``) for every ``/v1``
             route: a missing key gets 401, a wrong one 403. None or empty: no authentication.
         limits: request bounds.
-        threads: requests handled at once (the thread pool of the synchronous routes; None: anyio's 40).
+        request_threads: requests handled at once (the thread pool of the synchronous routes; None:
+            anyio's 40).
+
+    Raises:
+        ImportError: the ``swagger-ui-bundle-v2`` package (of ``dpsynrag[serve]``) is missing.
     """
     from contextlib import asynccontextmanager
 
     from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
     from fastapi.exceptions import RequestValidationError
+    from fastapi.openapi.docs import get_swagger_ui_html
     from fastapi.responses import JSONResponse
+    from fastapi.staticfiles import StaticFiles
+    from swagger_ui_bundle import swagger_ui_path
 
     from dpsynrag import __version__
 
@@ -266,6 +279,9 @@ def create_app(service: CorpusService, *, api_keys: Optional[list[str]] = None, 
         question: str = Field(min_length=1, max_length=limits.max_question_chars)
         corpus: Optional[str] = Field(None, description="A served corpus (optional when only one is served).")
         top_k: TopK = None
+        repeat_copies: bool = Field(False, description="Give a text once per index copy (up to its `copies` of "
+                                                       "the top_k places), as the evaluation harness; default: "
+                                                       "top_k distinct texts.")
 
         @field_validator("question")
         @classmethod
@@ -303,16 +319,26 @@ def create_app(service: CorpusService, *, api_keys: Optional[list[str]] = None, 
 
     @asynccontextmanager
     async def lifespan(app):
-        if threads is not None:
+        if request_threads is not None:
             import anyio.to_thread
 
-            anyio.to_thread.current_default_thread_limiter().total_tokens = threads
+            anyio.to_thread.current_default_thread_limiter().total_tokens = request_threads
         yield
 
-    app = FastAPI(title="dpsynrag query service", version=__version__, lifespan=lifespan,
+    app = FastAPI(title="dpsynrag query service", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Retrieval and answers over differentially private synthetic corpora "
                               "(post-processing: no privacy cost per query).")
     app.add_middleware(_BodyLimit, max_bytes=limits.max_body_bytes)
+    # Swagger UI from the installed package's files, not a CDN: the page works offline
+    app.mount("/docs/assets", StaticFiles(directory=str(swagger_ui_path)), name="swagger-ui")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs():
+        return get_swagger_ui_html(openapi_url=app.openapi_url, title=f"{app.title} - API",
+                                   swagger_js_url="/docs/assets/swagger-ui-bundle.js",
+                                   swagger_css_url="/docs/assets/swagger-ui.css",
+                                   swagger_favicon_url="/docs/assets/favicon-32x32.png",
+                                   swagger_ui_parameters={"validatorUrl": None})  # no badge from validator.swagger.io
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request, exc):  # the errors without the input (never echo a request back)
@@ -336,14 +362,15 @@ def create_app(service: CorpusService, *, api_keys: Optional[list[str]] = None, 
     @v1.post("/retrieve", response_model=RetrieveResponse)
     def retrieve(req: RetrieveRequest):
         r = retriever(req.corpus)
-        hits = r.search([req.question], req.top_k)[0]
+        hits = r.search([req.question], req.top_k, repeat_copies=req.repeat_copies)[0]
         return {"corpus": r.name, "results": [h.to_dict() for h in hits]}
 
     @v1.post("/query", response_model=QueryResponse)
     def query(req: QueryRequest):
         r = retriever(req.corpus)
         try:
-            answer, hits = service.answer(r.name, req.question, req.top_k, req.max_tokens)
+            answer, hits = service.answer(r.name, req.question, req.top_k, req.max_tokens,
+                                          repeat_copies=req.repeat_copies)
         except NotImplementedError as exc:
             raise HTTPException(501, str(exc)) from None
         except CorpusError as exc:
@@ -377,7 +404,8 @@ def serve_command(
     max_question_chars: int = typer.Option(2000, "--max-question-chars", help="Longest question accepted."),
     max_top_k: int = typer.Option(50, "--max-top-k", help="Largest top_k accepted."),
     max_answer_tokens: int = typer.Option(256, "--max-answer-tokens", help="Largest max_tokens of /v1/query."),
-    threads: int = typer.Option(16, "--threads", help="Requests handled at once (thread pool size)."),
+    request_threads: int = typer.Option(16, "--request-threads", help="Requests handled at once (the request thread pool's size)."),
+    threads: Optional[int] = typer.Option(None, "--threads", hidden=True, help="Deprecated spelling of --request-threads."),
 ) -> None:
     """Serve synthetic corpora over HTTP: retrieval, answers and privacy reports (read-only, no budget spent)."""
     from rich.console import Console
@@ -385,15 +413,21 @@ def serve_command(
     err = Console(stderr=True, soft_wrap=True)
     try:
         import fastapi  # noqa: F401
+        import swagger_ui_bundle  # noqa: F401
         import uvicorn
     except ImportError:
-        err.print("[bold red]error:[/] `dpsynrag serve` needs FastAPI and uvicorn: pip install 'dpsynrag[serve]'.")
+        err.print("[bold red]error:[/] `dpsynrag serve` needs FastAPI, uvicorn and swagger-ui-bundle-v2: "
+                  "pip install 'dpsynrag\\[serve]'.")
         raise typer.Exit(code=2) from None
+    if threads is not None:
+        err.print("[yellow]warning:[/] serve --threads is deprecated: it is --request-threads (build --threads sets "
+                  "torch threads).")
+        request_threads = threads
     try:
         if not 0 < port < 65536:
             raise ConfigError(f"`--port` must be in 1..65535. Found {port}.")
-        if threads < 1:
-            raise ConfigError(f"`--threads` must be >= 1. Found {threads}.")
+        if request_threads < 1:
+            raise ConfigError(f"`--request-threads` must be >= 1. Found {request_threads}.")
         limits = ServiceLimits(max_question_chars=max_question_chars, max_top_k=max_top_k, max_answer_tokens=max_answer_tokens,
                                default_answer_tokens=min(64, max_answer_tokens))
         keys = read_api_keys(api_key_file) if api_key_file is not None else None
@@ -410,4 +444,5 @@ def serve_command(
             err.print(f"[bold yellow]warning:[/] {name}: {info['content_warning']}")
     if keys is None and not _is_loopback(host):
         err.print(f"[bold yellow]warning:[/] listening on {host} without --api-key-file: anyone who reaches it can query.")
-    uvicorn.run(create_app(service, api_keys=keys, limits=limits, threads=threads), host=host, port=port, log_level="info")
+    uvicorn.run(create_app(service, api_keys=keys, limits=limits, request_threads=request_threads), host=host, port=port,
+                log_level="info")

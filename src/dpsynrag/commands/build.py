@@ -27,10 +27,59 @@ def _param(name: str, default: Any, annotation: Any) -> inspect.Parameter:
     return inspect.Parameter(name, _KW, default=default, annotation=annotation)
 
 
-def _option_param(option: Option) -> inspect.Parameter:
+_CORE, _KEYWORDS, _DECODING, _INDEX, _RUN = "Core", "Keywords and clustering", "Decoding", "Index", "Run"
+_OTHER_METHODS = "Other methods"
+"""The ``--help`` panel of a flag missing from :data:`HELP_PANELS` (a baseline's option, or a new one)."""
+HELP_PANELS: dict[str, str] = {
+    **dict.fromkeys(("--out", "--epsilon", "--delta", "--method", "--preset", "--expected-documents", "--conversion",
+                     "--split", "--rho-hist", "--epsilon-theta", "--rho-embed", "--task", "--filter-prompt",
+                     "--no-self-filter", "--model", "--embedder", "--max-document-tokens", "--text-field", "--id-field",
+                     "--identifier-field", "--redact-pii", "--identifier-placeholder"), _CORE),
+    **dict.fromkeys(("--K", "--R", "--L", "--k", "--open-vocabulary", "--open-vocabulary-delta", "--extractor",
+                     "--language", "--no-outlier-removal", "--threshold-excess-weight", "--match-text", "--clustering",
+                     "--group-size", "--max-groups"), _KEYWORDS),
+    **dict.fromkeys(("--T", "--tau", "--decoding", "--public-prompt", "--public-weight", "--invisibleink-lambda",
+                     "--public-top-k", "--public-top-k-margin", "--fluency-threshold", "--keyword-title",
+                     "--response-prefix", "--no-repeat-ngram", "--svt-max-paid", "--svt-fraction", "--svt-beta",
+                     "--svt-gap"), _DECODING),
+    **dict.fromkeys(("--index-copy-size", "--max-index-copies"), _INDEX),
+    **dict.fromkeys(("--seed", "--dry-run", "--json", "--overwrite", "--threads", "--batch-size",
+                     "--prediction-checkpoints", "--resume", "--ray", "--ray-address", "--ray-workers", "--ledger",
+                     "--lifetime-epsilon"), _RUN),
+}
+"""The ``--help`` panel of each flag of ``build`` / ``budget`` (typer's ``rich_help_panel``)."""
+_PANEL_ORDER = (_CORE, _KEYWORDS, _DECODING, _INDEX, _RUN, _OTHER_METHODS)
+
+
+def _with_panel(param: inspect.Parameter) -> inspect.Parameter:
+    """``param`` with its ``--help`` panel (:data:`HELP_PANELS`) and its help escaped for rich markup
+    (a lower-case ``[word]`` such as ``dpsynrag[ray]`` would otherwise be read as a style and dropped)."""
+    from rich.markup import escape
+
+    info = param.default
+    if isinstance(info, typer.models.OptionInfo):
+        flag = next((d for d in info.param_decls if d.startswith("--")), None)
+        if info.rich_help_panel is None:
+            info.rich_help_panel = HELP_PANELS.get(flag, _OTHER_METHODS)
+        if info.help:
+            info.help = escape(info.help)
+    return param
+
+
+def _option_param(option: Option, owners: dict[str, list[str]], everyone: list[str]) -> inspect.Parameter:
+    """The typer parameter of a method option; ``owners``: its help -> the methods giving it that help. The help
+    names the methods (when not all of ``everyone``), one help per method when they differ."""
+    methods_of = [m for names in owners.values() for m in names]
+    if len(owners) == 1:
+        (text, names), = owners.items()
+        help = text if sorted(names) == sorted(everyone) else f"{text} (--method {', '.join(names)})"
+    else:
+        help = " ".join(f"{', '.join(names)}: {text}" for text, names in owners.items())
+        if sorted(methods_of) != sorted(everyone):
+            help += f" (--method {', '.join(methods_of)})"
     if option.type is bool:
-        return _param(option.param, typer.Option(False, option.flag, help=option.help), bool)
-    return _param(option.param, typer.Option(None, option.flag, help=option.help), Optional[option.type])
+        return _param(option.param, typer.Option(False, option.flag, help=help), bool)
+    return _param(option.param, typer.Option(None, option.flag, help=help), Optional[option.type])
 
 
 def method_options(choices: list[Method], *, build: bool) -> list[Option]:
@@ -62,7 +111,8 @@ def method_fields(ctx: typer.Context, values: dict[str, Any], method: Method, of
     typed = set(typed_flags(ctx, {o.param for o in offered}))
     foreign = [o.flag for o in offered if o.flag in typed and o.flag not in own]
     if foreign:
-        raise ConfigError(f"{', '.join(foreign)} do not apply to --method {method.name}.")
+        verb = "does" if len(foreign) == 1 else "do"
+        raise ConfigError(f"{', '.join(foreign)} {verb} not apply to --method {method.name}.")
     fields: dict[str, Any] = {}
     build: dict[str, Any] = {}
     for flag in typed:
@@ -73,10 +123,97 @@ def method_fields(ctx: typer.Context, values: dict[str, Any], method: Method, of
 
 
 def _method(name: str, choices: list[Method]) -> Method:
-    method = get_method(name)
-    if method not in choices:
-        raise ConfigError(f"`--method` must be one of {', '.join(m.name for m in choices)}. Found {name!r}.")
-    return method
+    """The method ``name`` among ``choices``; the error lists only ``choices`` (not every registered method)."""
+    names = [m.name for m in choices]
+    if name not in names:
+        raise ConfigError(f"`--method` must be one of {', '.join(names)}. Found {name!r}.")
+    return get_method(name)
+
+
+def _preset_param() -> inspect.Parameter:
+    from dpsynrag.eval.presets import PRESETS
+
+    return _param("preset", typer.Option(
+        None, "--preset", help=f"Method parameters from a preset: {' | '.join(PRESETS)} (the eval presets; default: "
+        "cpu on a machine without a CUDA GPU, paper with one). Flags you type win."), Optional[str])
+
+
+def _expected_param() -> inspect.Parameter:
+    return _param("expected_documents", typer.Option(
+        None, "--expected-documents", metavar="N", help="Declared, public number of documents: the plan then counts "
+        "the work (and build times the model). The real count is private and never used for this."), Optional[int])
+
+
+def _configure(ctx: typer.Context, values: dict[str, Any], method: Method, offered: list[Option],
+               common: dict[str, Any]):
+    """``(config, preset, why, applied)``: the method's config from the preset's fields, then the typed
+    common options (``common``, None = not given), then the typed method options."""
+    from dpsynrag.checks import check_int
+    from dpsynrag.commands.plan import preset_fields, resolve_preset
+
+    check_int("--expected-documents", values["expected_documents"], optional=True)
+    preset, why = resolve_preset(values["preset"])
+    fields, _ = method_fields(ctx, values, method, offered)
+    typed = {k: v for k, v in common.items() if v is not None}
+    from_preset = preset_fields(method, preset, expected_documents=values["expected_documents"])
+    applied = {k: v for k, v in from_preset.items() if k not in typed and k not in fields}
+    # a preset value equal to the config's default is left out, so that a typed flag that implies a field
+    # (--open-vocabulary-delta: open_vocabulary) still does under a preset that states that field's default
+    defaults = method.config_type.model_fields if method.config_type is not None else {}
+    passed = {k: v for k, v in applied.items() if not (k in defaults and defaults[k].default == v)}
+    return method.make_config(**{**passed, **typed, **fields}), preset, why, applied
+
+
+def _say_preset(preset, why: str, applied: dict[str, Any]) -> None:
+    from dpsynrag.commands.plan import describe_fields
+
+    console.print(f"preset [bold]{preset.name}[/] ({why}): {describe_fields(applied)}")
+
+
+def _print_plan(report) -> None:
+    params = Table(title="Calibrated parameters")
+    params.add_column("parameter")
+    params.add_column("value", justify="right")
+    for key, value in (report.parameters or {}).items():
+        params.add_row(key, "-" if value is None else (f"{value:.6g}" if isinstance(value, float) else str(value)))
+    console.print(params)
+    console.print(report.table())
+
+
+def _estimate(config, method: Method, expected: int | None, *, self_filter: bool, dry_run: bool):
+    """Print the work of the build (and its timed estimate); returns the models it loaded ``(lm, embedder)``
+    for the build to reuse, or ``(None, None)``. A real build estimated over 30 minutes says so first."""
+    from dpsynrag.commands.common import err_console
+    from dpsynrag.commands.plan import (SLOW_BUILD_S, estimate_seconds, estimate_work, minutes, time_model,
+                                        timing_note, work_table)
+    from dpsynrag.pipeline.config import BuildConfig
+
+    if not isinstance(config, BuildConfig):
+        if expected is not None:
+            console.print(f"work: estimated for --method dp-synrag only, not {method.name}.")
+        return None, None
+    if expected is None:
+        console.print("work: pass --expected-documents N (a declared, public size; the real count is private"
+                      + (" and a dry run reads no data)" if dry_run else ") for the work and a time estimate."))
+        return None, None
+    import time
+
+    from dpsynrag.models import Embedder, LanguageModel
+
+    t = time.perf_counter()
+    embedder = Embedder.load(config.embedder)  # the embedder first, as the build
+    lm = LanguageModel.load(config.model)
+    load_s = time.perf_counter() - t
+    work = estimate_work(config, expected, device=lm.device, self_filter=self_filter)
+    timing = time_model(lm, embedder, config, work, load_s=load_s)
+    console.print(work_table(work, timing))
+    console.print(timing_note(timing))
+    seconds = estimate_seconds(work, timing)
+    if not dry_run and seconds > SLOW_BUILD_S:
+        err_console.print(f"[bold yellow]warning:[/] this build is estimated to take {minutes(seconds)} on this "
+                          f"machine for {expected} documents (over {SLOW_BUILD_S // 60} minutes). Stop it now "
+                          "(Ctrl-C) to choose smaller settings (--preset cpu, --R, --T, --extractor rarity) or a GPU.")
+    return lm, embedder
 
 
 class RegistryCommand:
@@ -95,13 +232,49 @@ class RegistryCommand:
     def __signature__(self) -> inspect.Signature:
         params = [_param("ctx", inspect.Parameter.empty, typer.Context), *self.common()]
         taken = {p.name for p in params}
-        params += [_option_param(o) for o in method_options(self.choices(), build=self.build_options)
-                   if o.param not in taken]
-        return inspect.Signature(params)
+        choices = self.choices()
+        owners: dict[str, dict[str, list[str]]] = {}  # flag -> help -> methods
+        for method in choices:
+            for option in method.options:
+                owners.setdefault(option.flag, {}).setdefault(option.help, []).append(method.name)
+        params += [_option_param(o, owners[o.flag], [m.name for m in choices])
+                   for o in method_options(choices, build=self.build_options) if o.param not in taken]
+        params = [_with_panel(p) for p in params]
+        # typer shows the panels in the order of their first parameter: core, keywords, decoding, index, run
+        return inspect.Signature(sorted(params, key=lambda p: _PANEL_ORDER.index(
+            getattr(p.default, "rich_help_panel", None) or _CORE)))
 
     @property
     def __annotations__(self) -> dict[str, Any]:  # read by typing.get_type_hints
         return {p.name: p.annotation for p in self.__signature__.parameters.values()}
+
+
+def _interrupted(out: Path, how: str, code: int) -> None:
+    """The last message of an interrupted build (its checkpoint folder and the --resume command), on stderr;
+    exit with ``code``."""
+    from rich.markup import escape
+
+    from dpsynrag.commands.common import err_console
+    from dpsynrag.pipeline.checkpoint import interruption_message
+
+    err_console.print(escape(interruption_message(out, how)), style="bold yellow", highlight=False)
+    raise typer.Exit(code=code)
+
+
+def _owner_summary(audit: Path, seconds: float) -> None:
+    """The owner-only facts of a finished build on the console (never in the corpus folder): how many
+    documents were cut (from the owner record ``audit``) and the build's total wall time."""
+    import json
+
+    from dpsynrag.pipeline.run import format_seconds, truncation_summary
+
+    try:
+        line = truncation_summary(json.loads(audit.read_text(encoding="utf-8")).get("truncation", []))
+    except (OSError, ValueError):
+        line = None
+    if line:
+        console.print(line, markup=False, highlight=False)
+    console.print(f"total wall time: {format_seconds(seconds)}")
 
 
 class BuildCommand(RegistryCommand):
@@ -117,6 +290,10 @@ class BuildCommand(RegistryCommand):
             _param("epsilon", typer.Option(..., "--epsilon", help="Target epsilon (> 0)."), float),
             _param("delta", typer.Option(..., "--delta", help="Target total delta, in (0, 1)."), float),
             _param("method", typer.Option("dp-synrag", "--method", help=f"The method: {names}."), str),
+            _preset_param(),
+            _expected_param(),
+            _param("dry_run", typer.Option(False, "--dry-run", help="Print the privacy plan and the work "
+                   "(with --expected-documents), then stop: reads no data, spends nothing, writes nothing."), bool),
             _param("task", typer.Option(None, "--task", help="Public task (medical, movielens, ...): its self-filter and answer prompts."), Optional[str]),
             _param("filter_prompt", typer.Option(None, "--filter-prompt", help="Self-filter prompt with {document} (instead of --task)."), Optional[str]),
             _param("no_self_filter", typer.Option(False, "--no-self-filter", help="Keep every synthetic text (ablation)."), bool),
@@ -128,7 +305,8 @@ class BuildCommand(RegistryCommand):
             _param("text_field", typer.Option("text", "--text-field", help="Field holding the document text."), str),
             _param("id_field", typer.Option(None, "--id-field", help="Field holding a unique document id."), Optional[str]),
             _param("identifier_field", typer.Option(None, "--identifier-field", metavar="NAME", help="Field holding direct identifiers (names, e-mails, account numbers; repeat for several): each document's own values are redacted from its text before any model reads it."), Optional[list[str]]),
-            _param("identifier_placeholder", typer.Option(None, "--identifier-placeholder", help="Public text replacing a redacted identifier (default [REDACTED]; needs --identifier-field)."), Optional[str]),
+            _param("redact_pii", typer.Option(False, "--redact-pii", help="Replace the personal identifiers that Microsoft Presidio's rule-based recognizers find in each document's text (e-mails, phone numbers, card numbers, IBANs, IP addresses, URLs, US SSNs, Bitcoin addresses, MAC addresses; no NER: not names) before any model reads it (pip install 'dpsynrag[pii]')."), bool),
+            _param("identifier_placeholder", typer.Option(None, "--identifier-placeholder", help="Public text replacing a redacted identifier (default [REDACTED]; needs --identifier-field or --redact-pii)."), Optional[str]),
             _param("overwrite", typer.Option(False, "--overwrite", help="Replace --out if it exists (after a successful build)."), bool),
             _param("threads", typer.Option(None, "--threads", help="Torch CPU threads (per Ray worker with --ray; default: the cores free to the process, or $DPSYNRAG_THREADS)."), Optional[int]),
             _param("ledger", typer.Option(None, "--ledger", help=LEDGER_HELP), Optional[Path]),
@@ -136,26 +314,54 @@ class BuildCommand(RegistryCommand):
         ]
 
     def __call__(self, ctx: typer.Context, **values: Any) -> None:
+        import signal
+        import time
+
         from pydantic import ValidationError
 
+        t_start = time.perf_counter()
         flags: dict[str, str] = {}
         try:
             identifier_fields = tuple(values["identifier_field"] or ())
-            if values["identifier_placeholder"] is not None and not identifier_fields:
-                raise ConfigError("--identifier-placeholder needs --identifier-field (the fields to redact).")
+            if values["identifier_placeholder"] is not None and not (identifier_fields or values["redact_pii"]):
+                raise ConfigError("--identifier-placeholder needs --identifier-field (the fields to redact) or "
+                                  "--redact-pii.")
             method = _method(values["method"], self.choices())
             flags = {o.field: o.flag for o in method.options if not o.build_only}
-            fields, build_options = method_fields(ctx, values, method,
-                                                  method_options(self.choices(), build=True))
+            offered = method_options(self.choices(), build=True)
+            _, build_options = method_fields(ctx, values, method, offered)
             common = {"epsilon": values["epsilon"], "delta": values["delta"], "task": values["task"],
                       "filter_prompt": values["filter_prompt"], "model": values["model"],
                       "embedder": values["embedder"], "seed": values["seed"], "conversion": values["conversion"],
                       "max_document_tokens": values["max_document_tokens"],
-                      "self_filter": False if values["no_self_filter"] else None,
+                      # a typed --filter-prompt turns the self-filter on, whatever the preset says
+                      "self_filter": False if values["no_self_filter"] else (True if values["filter_prompt"] else None),
                       "redact_identifiers": True if identifier_fields else None,
+                      "redact_pii": True if values["redact_pii"] else None,
                       "identifier_placeholder": values["identifier_placeholder"]}
-            config = method.make_config(**{k: v for k, v in common.items() if v is not None}, **fields)
+            config, preset, why, applied = _configure(ctx, values, method, offered, common)
             config.calibrate()
+            if getattr(config, "redact_pii", False):
+                from dpsynrag.data.pii import require_presidio
+
+                require_presidio()  # a missing extra stops the build before any model loads
+            _say_preset(preset, why, applied)
+            from dpsynrag.methods.config import CorpusConfig
+
+            filter_prompt = None
+            if isinstance(config, CorpusConfig):
+                from dpsynrag.pipeline.run import resolve_filter_prompt
+
+                filter_prompt = resolve_filter_prompt(config)  # an unknown task or missing prompt stops here
+                if not config.self_filter and not values["no_self_filter"]:
+                    console.print(f"no self-filter: preset {preset.name} turns it off, so every non-empty synthetic "
+                                  "text is kept (--filter-prompt to filter).")
+            if values["dry_run"]:
+                _print_plan(method.plan(config))
+                _estimate(config, method, values["expected_documents"], self_filter=filter_prompt is not None,
+                          dry_run=True)
+                console.print("dry run: no data read, nothing spent, nothing written.")
+                return
             if "threads" in inspect.signature(method.build).parameters:
                 build_options["threads"] = values["threads"]
             from dpsynrag.threads import configure_threads
@@ -175,6 +381,10 @@ class BuildCommand(RegistryCommand):
                 documents = task.load_database(documents)
             seed_warning(values["seed"])
             ledger = open_ledger(values["ledger"], values["lifetime_epsilon"])
+            lm, embedder = _estimate(config, method, values["expected_documents"],
+                                     self_filter=filter_prompt is not None, dry_run=False)
+            if lm is not None:
+                build_options.update(lm=lm, embedder=embedder)  # loaded for the estimate: not loaded twice
             corpus = method.build(documents, values["out"], config, text_field=values["text_field"],
                                   id_field=values["id_field"], identifier_fields=identifier_fields,
                                   overwrite=values["overwrite"], progress=True, ledger=ledger, **build_options)
@@ -184,6 +394,12 @@ class BuildCommand(RegistryCommand):
         except (DpsynragError, FileExistsError) as exc:
             fail(exc, {"path": "INPUT", "out_dir": "--out", **flags})
             return
+        except KeyboardInterrupt:  # Ctrl-C: one last message, exit 130 (128 + SIGINT)
+            _interrupted(values["out"], "Ctrl-C", 128 + signal.SIGINT)
+        except SystemExit as exc:  # SIGTERM (dpsynrag.cli turns it into SystemExit(143)): the same, exit 143
+            if exc.code != 128 + signal.SIGTERM:
+                raise
+            _interrupted(values["out"], "SIGTERM", exc.code)
         out = values["out"]
         console.print(corpus.privacy_report.table())
         m = corpus.manifest
@@ -199,6 +415,7 @@ class BuildCommand(RegistryCommand):
         if built:
             console.print(summary_line(ledger, built[-1].dataset))
         console.print(f"owner-only audit record (input fingerprint, wall times; not DP, never publish): {owner_audit_path(out)}")
+        _owner_summary(owner_audit_path(out), time.perf_counter() - t_start)
 
 
 class BudgetCommand(RegistryCommand):
@@ -218,6 +435,8 @@ class BudgetCommand(RegistryCommand):
             _param("delta", typer.Option(..., "--delta", help="Target total delta, in (0, 1)."), float),
             _param("method", typer.Option("dp-synrag", "--method", help=f"The method: {names}."), str),
             _param("conversion", typer.Option(None, "--conversion", help="rho->epsilon conversion used to calibrate: bun-steinke (default) | cks."), Optional[str]),
+            _preset_param(),
+            _expected_param(),
             _param("as_json", typer.Option(False, "--json", help="Print JSON instead of tables."), bool),
         ]
 
@@ -228,11 +447,22 @@ class BudgetCommand(RegistryCommand):
         try:
             method = _method(values["method"], self.choices())
             flags = {method.epsilon_field: "--epsilon", **{o.field: o.flag for o in method.options}}
-            fields, _ = method_fields(ctx, values, method, method_options(self.choices(), build=False))
             common = {method.epsilon_field: values["epsilon"], "delta": values["delta"],
                       "conversion": values["conversion"]}
-            config = method.make_config(**{k: v for k, v in common.items() if v is not None}, **fields)
+            config, preset, why, applied = _configure(ctx, values, method, method_options(self.choices(), build=False),
+                                                      common)
             report = method.plan(config)
+            work = None
+            if values["expected_documents"] is not None:
+                from dpsynrag.pipeline.config import BuildConfig
+
+                if isinstance(config, BuildConfig):
+                    import torch
+
+                    from dpsynrag.commands.plan import estimate_work
+
+                    work = estimate_work(config, values["expected_documents"],
+                                         device="cuda" if torch.cuda.is_available() else "cpu")
         except ValidationError as exc:
             fail(exc, flags)
             return
@@ -240,12 +470,19 @@ class BudgetCommand(RegistryCommand):
             fail(exc, flags)
             return
         if values["as_json"]:
-            typer.echo(report.to_json())
+            import json
+
+            payload = {**report.to_dict(), "preset": {"name": preset.name, "why": why, "applied": applied}}
+            if work is not None:
+                payload["work"] = work.to_dict()
+            typer.echo(json.dumps(payload, indent=2))
             return
-        params = Table(title="Calibrated parameters")
-        params.add_column("parameter")
-        params.add_column("value", justify="right")
-        for key, value in (report.parameters or {}).items():
-            params.add_row(key, "-" if value is None else (f"{value:.6g}" if isinstance(value, float) else str(value)))
-        console.print(params)
-        console.print(report.table())
+        _say_preset(preset, why, applied)
+        _print_plan(report)
+        if work is not None:
+            from dpsynrag.commands.plan import work_table
+
+            console.print(work_table(work))
+            console.print("time: `dpsynrag build ... --dry-run --expected-documents N` times the model on this machine.")
+        elif values["expected_documents"] is not None:
+            console.print(f"work: estimated for --method dp-synrag only, not {method.name}.")

@@ -6,6 +6,7 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from dpsynrag.checks import error_message
 
@@ -16,8 +17,9 @@ err_console = Console(stderr=True, soft_wrap=True)
 
 def fail(exc: Exception, flags: dict[str, str] | None = None) -> None:
     """Print ``exc`` naming the flags the user typed (:func:`dpsynrag.checks.error_message`; ``flags``: the
-    command's own field -> flag pairs) and exit with code 2."""
-    err_console.print(f"[bold red]error:[/] {error_message(exc, flags)}")
+    command's own field -> flag pairs) and exit with code 2. The message is printed as written (brackets
+    such as ``'dpsynrag[pii]'`` are not Rich markup)."""
+    err_console.print(f"[bold red]error:[/] {escape(error_message(exc, flags))}")
     raise typer.Exit(code=2)
 
 

@@ -21,6 +21,7 @@ def query_command(
     question: Optional[str] = typer.Argument(None, help="The question."),
     top_k: Optional[int] = typer.Option(None, "--top-k", help="Synthetic texts retrieved (default: the task's, else 10); dp-rag: the top-k target."),
     show_context: bool = typer.Option(False, "--show-context", help="Print the retrieved synthetic texts."),
+    repeat_copies: bool = typer.Option(False, "--repeat-copies", help="Retrieve a text once per index copy (--index-copy-size), as the evaluation harness does; default: --top-k distinct texts."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="Answer length in tokens (default 64; dp-rag: --T)."),
     method: str = typer.Option("corpus", "--method", help="corpus (RAG over a synthetic corpus: free) | dp-rag (query-time DP over --documents: costs budget)."),
     documents: Optional[Path] = typer.Option(None, "--documents", help="dp-rag: the private collection (file, or a task's data folder with --task)."),
@@ -40,7 +41,7 @@ def query_command(
     id_field: Optional[str] = typer.Option(None, help="dp-rag: field holding a unique document id."),
     max_document_tokens: int = typer.Option(256, help="dp-rag: truncate each document to this many tokens."),
     seed: Optional[int] = typer.Option(None, "--seed", help="dp-rag: reproducible, NOT for release."),
-    as_json: bool = typer.Option(False, "--json", help="dp-rag: print the answer and the session's privacy report as JSON."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON: the answer and its contexts (id, score, keyword, copies, text); dp-rag: the answer and the session's privacy report."),
     answer_endpoint: Optional[str] = typer.Option(None, "--answer-endpoint", help="Answer with an OpenAI-compatible API (e.g. http://127.0.0.1:8080/v1) instead of the corpus's model; key from $DPSYNRAG_ANSWER_API_KEY."),
     answer_model: Optional[str] = typer.Option(None, "--answer-model", help="The model name the --answer-endpoint serves."),
     ledger: Optional[Path] = typer.Option(None, "--ledger", help="dp-rag: " + LEDGER_HELP),
@@ -58,10 +59,10 @@ def query_command(
         if answer_endpoint is not None or answer_model is not None:
             fail(ConfigError("--answer-endpoint and --answer-model do not apply to --method dp-rag: its private "
                               "prediction needs the model's next-token logits."))
-        not_here = typed_flags(ctx, {"show_context", "max_tokens"})
+        not_here = typed_flags(ctx, {"show_context", "max_tokens", "repeat_copies"})
         if not_here:
-            fail(ConfigError(f"{', '.join(not_here)} do not apply to --method dp-rag (its answer length is --T; "
-                              "its context is private)."))
+            fail(ConfigError(f"{_flags_verb(not_here, 'does', 'do')} not apply to --method dp-rag (its answer length is "
+                             "--T; its context is private)."))
         if question is None and corpus_dir is not None:
             corpus_dir, question = None, corpus_dir  # the only positional argument is the question
         _query_dp_rag(
@@ -79,7 +80,7 @@ def query_command(
                               f"Found {method!r}.")
         extra = typed_flags(ctx, _CORPUS_QUERY_IGNORES)
         if extra:
-            raise ConfigError(f"{', '.join(extra)} only apply to --method dp-rag.")
+            raise ConfigError(f"{_flags_verb(extra, 'applies', 'apply')} only to --method dp-rag.")
         if model is not None and answer_endpoint is not None:
             raise ConfigError("--model and --answer-endpoint both choose the answering model: give one.")
         check_int("--max-tokens", max_tokens, optional=True)
@@ -93,25 +94,47 @@ def query_command(
         if corpus.texts:
             warn_content(corpus)  # few texts: answered, with a warning; none: answer_many refuses (exit 2)
         emb = _query_embedder(embedder, corpus) if corpus.texts else None  # before the LM: a bad one fails first
+        if emb is None and corpus.texts:
+            from dpsynrag.models import Embedder
+
+            emb = Embedder.load(corpus.manifest["embedder"]["spec"])  # the corpus's, shared with the context listing
         lm = _answer_lm(answer_endpoint, answer_model)
         if model is not None and corpus.texts:
             from dpsynrag.models import LanguageModel
 
             lm = LanguageModel.load(model)
-        answer = corpus.answer_many([question], top_k=top_k, lm=lm, embedder=emb, max_new_tokens=max_tokens)[0]
+        answer = corpus.answer_many([question], top_k=top_k, lm=lm, embedder=emb, max_new_tokens=max_tokens,
+                                    repeat_copies=repeat_copies)[0]
+        hits = []
+        if show_context or as_json:
+            from dpsynrag.retrieval import CorpusRetriever
+
+            # the same search of the same view with the same embedder: the answer's context, with ids and scores
+            hits = CorpusRetriever(corpus, emb).search([question], len(answer.context), repeat_copies=repeat_copies)[0]
     except DpsynragError as exc:
         fail(exc)
         return
+    if as_json:
+        import json
+
+        typer.echo(json.dumps({"question": question, "answer": answer.text, "corpus": str(corpus_dir),
+                               "contexts": [h.to_dict() for h in hits]}, indent=2))
+        return
     if show_context:
-        for i, text in enumerate(answer.context, start=1):
-            console.print(f"[dim][{i}] {text}[/]")
+        for i, h in enumerate(hits, start=1):
+            console.print(f"[{i}] {h.text}", style="dim", markup=False, highlight=False)
     typer.echo(answer.text)
+
+
+def _flags_verb(flags: list[str], singular: str, plural: str) -> str:
+    """``"--a applies"`` / ``"--a, --b apply"``: the typed flags and the verb agreeing with their number."""
+    return f"{', '.join(flags)} {singular if len(flags) == 1 else plural}"
 
 
 # `dpsynrag query` options of --method dp-rag only: a corpus query refuses them when typed.
 _CORPUS_QUERY_IGNORES = {
     "documents", "epsilon_per_query", "delta", "total_epsilon", "composition", "utility", "top_p", "retrieval_epsilon",
-    "T", "public_weight", "task", "text_field", "id_field", "max_document_tokens", "seed", "as_json", "ledger",
+    "T", "public_weight", "task", "text_field", "id_field", "max_document_tokens", "seed", "ledger",
     "lifetime_epsilon",
 }
 

@@ -17,6 +17,16 @@ in terminals, logs and bug reports. A missing file raises :class:`DataFileNotFou
 Numbering: ``line`` numbers are 1-based physical lines of the file (JSON lines, CSV); ``row`` numbers are
 0-based positions among the data rows (the default document id), so the first data row of a CSV file is
 row 0 on line 2.
+
+The cut at read time (``max_chars``; a build passes :func:`max_document_chars` of its
+``max_document_tokens``): each text longer than ``max_chars`` characters is cut to its first ``max_chars``
+as soon as its row is read, so a huge field is never carried through a build (nor tokenized whole). It is
+a function of each document alone and, on ordinary text, never changes what a model reads: the bound is
+:data:`MAX_CHARS_PER_TOKEN` characters per token, above the longest token of the default model's
+tokenizer, so ``LanguageModel.truncate(text, max_document_tokens)`` ends before the cut and keeps the same
+prefix whether or not the text was cut first (a text under the bound is not touched at all). A cut
+document keeps the SHA-256 of its whole text (:attr:`Document.text_sha256`): the privacy ledger identifies
+the collection by its whole texts, whatever the cut.
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dpsynrag.data.readers import SUPPORTED_EXTENSIONS, iter_json_rows, iter_rows
+from dpsynrag.data.readers import SUPPORTED_EXTENSIONS, CutText, iter_json_rows, iter_rows
 from dpsynrag.errors import ConfigError, DataError
 
 __all__ = [
@@ -41,9 +51,12 @@ __all__ = [
     "Document",
     "DocumentFile",
     "DocumentTexts",
+    "MAX_CHARS_PER_TOKEN",
     "SUPPORTED_EXTENSIONS",
+    "cut_text",
     "iter_documents",
     "load_documents",
+    "max_document_chars",
     "open_documents",
     "atomic_write",
     "read_jsonl",
@@ -53,6 +66,36 @@ __all__ = [
 
 class DataFileNotFoundError(DataError, FileNotFoundError):
     """A data file or folder does not exist. Both a :class:`DataError` (``ValueError``) and a ``FileNotFoundError``."""
+
+
+MAX_CHARS_PER_TOKEN = 128
+"""A public bound on the characters one token covers, for the cut at read time (:func:`max_document_chars`).
+The longest token of the default language model (SmolLM2's tokenizer) covers 81 characters (a newline and
+80 spaces); a word token covers far fewer (about 4 characters per token on English text)."""
+
+
+def max_document_chars(max_tokens: int) -> int:
+    """The cut at read time of a build that reads at most ``max_tokens`` tokens of each document
+    (``--max-document-tokens``): ``(max_tokens + 1) * MAX_CHARS_PER_TOKEN`` characters (public: a function of
+    public parameters only). One token more than needed, so that the word the cut falls in lies past
+    ``max_tokens`` tokens of ordinary text.
+
+    Raises:
+        ConfigError: ``max_tokens`` is not an integer >= 1 (--max-document-tokens).
+    """
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise ConfigError(
+            f"`max_document_tokens` (--max-document-tokens) must be an integer >= 1. Found {max_tokens!r}."
+        )
+    return (max_tokens + 1) * MAX_CHARS_PER_TOKEN
+
+
+def cut_text(text: str, max_chars: int | None) -> tuple[str, bytes | None]:
+    """``(text[:max_chars], SHA-256 of the whole text)`` when ``text`` is longer than ``max_chars``
+    characters, else ``(text, None)`` (also when ``max_chars`` is None)."""
+    if max_chars is None or len(text) <= max_chars:
+        return text, None
+    return text[:max_chars], hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
 @dataclass(frozen=True)
@@ -65,11 +108,16 @@ class Document:
         identifiers: the document's own direct identifiers (values of the ``identifier_fields``), for
             :mod:`dpsynrag.data.redaction`; private: left out of ``repr`` and never written
             (:func:`write_jsonl_atomic` writes a Document as its id and text).
+        text_sha256: when ``text`` was cut at read time (``max_chars``; see the module docstring), the
+            SHA-256 digest (32 bytes) of the whole text, which the privacy ledger fingerprints
+            (:func:`~dpsynrag.privacy.ledger.dataset_fingerprint`); None for a text as read. Private: left
+            out of ``repr``, never written.
     """
 
     id: str
     text: str
     identifiers: tuple[str, ...] = field(default=(), repr=False)
+    text_sha256: bytes | None = field(default=None, repr=False)
 
 
 def load_documents(
@@ -79,6 +127,7 @@ def load_documents(
     id_field: str | None = None,
     limit: int | None = None,
     identifier_fields: Sequence[str] = (),
+    max_chars: int | None = None,
 ) -> list[Document]:
     """Load a document collection from a JSON-lines, CSV or Parquet file.
 
@@ -93,6 +142,8 @@ def load_documents(
         identifier_fields: names of the fields holding the row's direct identifiers (names, e-mails,
             account numbers), which become :attr:`Document.identifiers`: a string, another scalar
             (converted with ``str``) or a list of them; null and empty values give none.
+        max_chars: cut each text to its first ``max_chars`` characters as its row is read (see the
+            module docstring; a whitespace-only text is refused before the cut); None: no cut.
 
     Returns:
         The documents in file order (all in memory; :func:`iter_documents` reads them one at a time).
@@ -105,7 +156,7 @@ def load_documents(
         ConfigError: ``limit`` is not a positive integer.
     """
     return list(iter_documents(path, text_field=text_field, id_field=id_field, limit=limit,
-                               identifier_fields=identifier_fields))
+                               identifier_fields=identifier_fields, max_chars=max_chars))
 
 
 def iter_documents(
@@ -115,6 +166,7 @@ def iter_documents(
     id_field: str | None = None,
     limit: int | None = None,
     identifier_fields: Sequence[str] = (),
+    max_chars: int | None = None,
 ) -> Iterator[Document]:
     """The documents of a JSON-lines, CSV or Parquet file, read and checked one row at a time.
 
@@ -122,6 +174,9 @@ def iter_documents(
     reached (rows before it have been yielded). Memory: one row (JSON lines, CSV; a ``.json`` file holding
     one JSON array is parsed whole; Parquet: one batch of 8,192 rows) plus a 64-bit hash per id (the
     duplicate-id check; a repeated hash reads the file again to confirm and locate the earlier row).
+    With ``max_chars``, a longer text is cut as soon as its row is parsed (JSON lines, CSV: the row is
+    read whole first, and the whole text is dropped before the row is handed on) or before it becomes a
+    Python string at all (Parquet: cut in Arrow).
     The "path", extension and ``limit`` errors are raised by the call itself, before iteration.
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
@@ -139,24 +194,27 @@ def iter_documents(
             f"`path`: unknown file extension {file.suffix!r} for {str(file)!r}; "
             f"supported: {', '.join(SUPPORTED_EXTENSIONS)}. Hint: rename the file or convert it."
         )
-    return _iter_documents(file, text_field, id_field, limit, identifier_fields=tuple(identifier_fields))
+    return _iter_documents(file, text_field, id_field, limit, identifier_fields=tuple(identifier_fields),
+                           max_chars=max_chars)
 
 
 def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: int | None, *,
-                    identifier_fields: Sequence[str] = ()) -> Iterator[Document]:
+                    identifier_fields: Sequence[str] = (), max_chars: int | None = None) -> Iterator[Document]:
     seen_ids: set[int] = set()  # 64-bit hashes of the ids so far (not the ids: memory stays small)
     count = 0
-    for row_index, where, row in iter_rows(file, text_field, id_field, identifier_fields):
+    for row_index, where, row in iter_rows(file, text_field, id_field, identifier_fields, max_chars=max_chars):
         if limit is not None and row_index >= limit:
             break
         text = _field(row, text_field, where, file)
         if not isinstance(text, str):
             raise DataError(f"{file.name}, {where}: field {text_field!r} must be a string, found {type(text).__name__}.")
-        if not text.strip():
+        blank = text.blank if isinstance(text, CutText) else not text or text.isspace()  # isspace: no copy
+        if blank:
             raise DataError(
                 f"{file.name}, {where}: field {text_field!r} is empty (or whitespace only). "
                 "Hint: remove empty documents before loading."
             )
+        text, digest = (str(text), text.sha256) if isinstance(text, CutText) else cut_text(text, max_chars)
         doc_id = str(row_index) if id_field is None else _document_id(row, id_field, where, file)
         if id_field is not None:
             key = _hash64(doc_id)
@@ -170,7 +228,8 @@ def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: in
             seen_ids.add(key)
         identifiers = tuple(v for name in identifier_fields for v in _identifiers(row, name, where, file))
         count += 1
-        yield Document(id=doc_id, text=text, identifiers=identifiers)
+        del row  # with a cut text, the whole one goes now
+        yield Document(id=doc_id, text=text, identifiers=identifiers, text_sha256=digest)
     if not count:
         raise DataError(f"{file.name}: no documents found in {str(file)!r} (the file has no data rows).")
 
@@ -217,9 +276,10 @@ class DocumentFile:
     row at a time (see :func:`iter_documents`), never the whole collection.
 
     Args:
-        path, text_field, id_field, identifier_fields: as in :func:`load_documents`.
+        path, text_field, id_field, identifier_fields, max_chars: as in :func:`load_documents`.
 
-    Iteration yields :class:`Document` in file order. ``len()`` is the number of documents.
+    Iteration yields :class:`Document` in file order. ``len()`` is the number of documents; :attr:`cut`
+    how many texts were cut at read time (``max_chars``; an owner-only count, never which).
 
     Raises:
         DataError: as :func:`load_documents`; on iteration also when the file changed (size, modification
@@ -227,13 +287,15 @@ class DocumentFile:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, text_field: str = "text", id_field: str | None = None,
-                 identifier_fields: Sequence[str] = ()):
+                 identifier_fields: Sequence[str] = (), max_chars: int | None = None):
         self.path = Path(path)
         self.text_field = text_field
         self.id_field = id_field
         self.identifier_fields = tuple(identifier_fields)
+        self.max_chars = max_chars
         self._identity = _file_identity(self.path)
         self._count = 0
+        self.cut = 0
         warn_duplicate_texts(self._counted())
 
     def __len__(self) -> int:
@@ -248,11 +310,12 @@ class DocumentFile:
     def _counted(self) -> Iterator[Document]:
         for document in self._iter_checked():
             self._count += 1
+            self.cut += document.text_sha256 is not None
             yield document
 
     def _iter_checked(self) -> Iterator[Document]:
         documents = iter_documents(self.path, text_field=self.text_field, id_field=self.id_field,
-                                   identifier_fields=self.identifier_fields)
+                                   identifier_fields=self.identifier_fields, max_chars=self.max_chars)
         self._check_unchanged()
         yield from documents
         self._check_unchanged()
@@ -295,7 +358,7 @@ class DocumentTexts:
         changed = 0
         for d in self.documents:
             text = self.prepare(d.text)
-            changed += text != d.text
+            changed += text != d.text or d.text_sha256 is not None  # cut here, or at read time
             yield text
         self._changed = changed
 
@@ -323,8 +386,8 @@ class DocumentTexts:
 
     @property
     def changed(self) -> int:
-        """How many texts ``prepare`` changed (an owner-only count: never which), from the last full pass
-        (one is made now when none was)."""
+        """How many texts ``prepare`` changed or were cut at read time (:attr:`Document.text_sha256`; an
+        owner-only count: never which), from the last full pass (one is made now when none was)."""
         if self._changed is None:
             for _ in self:
                 pass
@@ -337,17 +400,20 @@ def open_documents(
     text_field: str = "text",
     id_field: str | None = None,
     identifier_fields: Sequence[str] = (),
+    max_chars: int | None = None,
 ) -> DocumentFile | list[Document]:
     """The private collection for a build that reads it in a stream: a file path gives a
     :class:`DocumentFile` (re-read at each pass, never held in memory); Documents or strings give
-    :func:`as_documents`' list. The fields are those of a file (see :func:`load_documents`).
+    :func:`as_documents`' list. The fields and ``max_chars`` are those of a file (see :func:`load_documents`).
 
     Raises:
         DataError: as :func:`as_documents`.
     """
     if isinstance(documents, (str, os.PathLike)):
-        return DocumentFile(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields)
-    return as_documents(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields)
+        return DocumentFile(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields,
+                            max_chars=max_chars)
+    return as_documents(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields,
+                        max_chars=max_chars)
 
 
 def read_jsonl(path: str | os.PathLike[str], *, limit: int | None = None) -> list[dict[str, Any]]:
@@ -461,15 +527,19 @@ def as_documents(
     text_field: str = "text",
     id_field: str | None = None,
     identifier_fields: Sequence[str] = (),
+    max_chars: int | None = None,
 ) -> list[Document]:
     """The private collection as a list of :class:`Document` (a file path is loaded with the fields of
-    :func:`load_documents`; plain strings get their row index as id and no identifiers).
+    :func:`load_documents`; plain strings get their row index as id and no identifiers). ``max_chars``:
+    each longer text is cut (:func:`cut_text`; Documents given in memory too, so a build reads the same
+    text from a file or a list).
 
     Raises:
         DataError: an empty collection, a non-string/non-Document entry, an empty text, or a bad file.
     """
     if isinstance(documents, (str, os.PathLike)):
-        out = load_documents(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields)
+        out = load_documents(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields,
+                             max_chars=max_chars)
         warn_duplicate_texts(out)
         return out
     if isinstance(documents, bytes) or not isinstance(documents, Sequence):
@@ -482,8 +552,12 @@ def as_documents(
             out.append(Document(id=str(i), text=d))
         else:
             raise DataError(f"documents[{i}] must be a Document or a string. Found {type(d).__name__}.")
-        if not out[-1].text.strip():
+        text = out[-1].text
+        if not text or text.isspace():
             raise DataError(f"documents[{i}] has an empty text.")
+        cut, digest = cut_text(text, max_chars)
+        if digest is not None:
+            out[-1] = dataclasses.replace(out[-1], text=cut, text_sha256=out[-1].text_sha256 or digest)
     if not out:
         raise DataError("the document collection is empty.")
     warn_duplicate_texts(out)
@@ -500,7 +574,9 @@ def warn_duplicate_texts(documents: Iterable[Document]) -> int:
     seen: set[bytes] = set()
     repeats = 0
     for d in documents:
-        digest = hashlib.blake2b(d.text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        # a text cut at read time: by its whole text's digest (texts that differ only after the cut differ)
+        digest = (b"cut:" + d.text_sha256 if getattr(d, "text_sha256", None) is not None
+                  else hashlib.blake2b(d.text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
         if digest in seen:
             repeats += 1
         seen.add(digest)

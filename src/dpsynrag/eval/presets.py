@@ -21,7 +21,8 @@
   random subset of 2,000 documents, 100 questions, 2 + 2 attack prompts, secure randomness (no seed),
   DP-SynRAG with ``cpu``'s choices but k = 40, T = 64 and the fluency filter without the self-filter.
 * ``paper``: the paper's sizes and parameters (8,000 documents, 1,000 questions, all attacks, K = 10,
-  R = 500, L = 5, k = 80, T = 70, LLM keyword extraction over the public vocabulary, top-10 retrieval;
+  R = 500, L = 5, k = 80, T = 70, LLM keyword extraction over the public vocabulary, top-10 retrieval, each
+  document's identifiers redacted as in every preset (the paper itself does not redact);
   DP-RAG with 70 output tokens and top-p 0.02; DP-Synth with batches of 100 documents) for a GPU and a
   stronger ``--model``.
 * ``searchqa-cpu`` and ``searchqa-paper`` (the default and the paper's for ``--task searchqa``): ``cpu``
@@ -151,6 +152,7 @@ PRESETS: dict[str, EvalPreset] = {
         answer_tokens=64,
         synrag=_frozen(dict(
             K=10, R=500, L=5, k=80, T=70, extractor="llm", open_vocabulary=False, max_document_tokens=256,
+            redact_identifiers=True,
         )),
         dp_rag=_frozen(dict(max_new_tokens=70)),
         dp_synth=_frozen(dict(batch_size=100, T=70, max_document_tokens=256)),

@@ -98,6 +98,19 @@ def render_markdown(results: dict[str, Any], *, json_name: str = "results.json")
     return "\n".join(out) + "\n"
 
 
+NO_TEXT_KEPT = "no text kept"
+"""The mark of a synthetic-corpus row whose corpus kept no text (its answers came from the model alone)."""
+
+
+def _kept_nothing(row: dict[str, Any]) -> bool:
+    """Whether the row's synthetic corpus kept no text (``corpus.kept == 0``; False without a corpus)."""
+    return "corpus" in row and row["corpus"].get("kept") == 0
+
+
+def _accuracy_cell(row: dict[str, Any], key: str) -> str:
+    return _pct(row[key]) + (f" ({NO_TEXT_KEPT})" if _kept_nothing(row) else "")
+
+
 def _main_tables(results: dict[str, Any]) -> list[str]:
     rows = [r for r in results["methods"] if "error" not in r]
     failed = [r for r in results["methods"] if "error" in r]
@@ -105,9 +118,14 @@ def _main_tables(results: dict[str, Any]) -> list[str]:
         "Accuracy", None,
         ["method", "ε", "accuracy", "accuracy (case-sensitive)", "context recall", "questions", "build s", "answer s"],
         [[r["label"], _method_eps(r),
-          _pct(r["accuracy"]), _pct(r["accuracy_case_sensitive"]), _pct(r.get("context_recall")), str(r["n"]),
-          _secs(r["timings"].get("build_s")), _secs(r["timings"].get("answer_questions_s"))] for r in rows],
+          _accuracy_cell(r, "accuracy"), _accuracy_cell(r, "accuracy_case_sensitive"), _pct(r.get("context_recall")),
+          str(r["n"]), _secs(r["timings"].get("build_s")), _secs(r["timings"].get("answer_questions_s"))] for r in rows],
     )
+    empty = [f"{r['label']} (0 of {r['corpus'].get('texts', '–')})" for r in rows if _kept_nothing(r)]
+    if empty:
+        out += [f"{NO_TEXT_KEPT}: the corpus of {', '.join(empty)} kept no synthetic text, so there was no context "
+                "to retrieve and the answers came from the model alone, as Non-RAG's: that accuracy measures the "
+                "model, not the corpus (more documents, a larger ε or longer texts keep some).", ""]
     out += ["ε: the privacy spent (synthetic corpora: the build's ε under the Bun–Steinke conversion; "
                 "DP-RAG: per query, m queries cost m·ε under basic composition); RAG uses the private "
                 "documents as they are (ε = ∞), Non-RAG none (ε = 0). Context recall: the share of questions "

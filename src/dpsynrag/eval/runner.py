@@ -245,7 +245,10 @@ class Harness:
 
     def retriever(self, spec: MethodSpec, corpus):
         """The :class:`~dpsynrag.rag.RAGAnswerer` of a retrieving method: over ``corpus``'s kept texts, or
-        with ``corpus=None`` over the private documents (plain RAG, no DP; made once)."""
+        with ``corpus=None`` over the private documents (plain RAG, no DP; made once). A corpus is
+        searched with its index copies repeated (``repeat_copies=True``): the context the harness has
+        always given its answerer, so measured numbers stay comparable (the library's default is
+        distinct texts)."""
         task, p = self.data.task, self.config.preset
         if corpus is None:
             if self._rag_answerer is None:
@@ -256,7 +259,7 @@ class Harness:
                                                  max_new_tokens=p.answer_tokens)
             return self._rag_answerer
         return corpus.answerer(lm=self.answer_lm, embedder=self.embedder, top_k=self.top_k,
-                               system_prompt=task.answer_system_prompt, max_new_tokens=p.answer_tokens)
+                               system_prompt=task.answer_system_prompt, max_new_tokens=p.answer_tokens, repeat_copies=True)
 
     def _answer_fn(self, spec: MethodSpec, corpus):
         """``(answer_fn, finish)``: an online method's own (:meth:`~dpsynrag.methods.OnlineMethod.answerer`),

@@ -22,11 +22,12 @@ class SearcherFactories:
     @classmethod
     def from_corpus(cls: type[_R], corpus_dir: str | os.PathLike, *, top_k: Optional[int] = None, embedder=None,
                     **kwargs) -> _R:
-        """Search a corpus folder in-process (loads the corpus's embedder unless one is given)."""
+        """Search a corpus folder in-process (loads the corpus's embedder unless one is given); ``kwargs``
+        (e.g. ``repeat_copies=True``) go to the retriever."""
         return cls(searcher=CorpusRetriever.open(corpus_dir, embedder=embedder), top_k=top_k, **kwargs)
 
     @classmethod
     def from_service(cls: type[_R], base_url: str, *, corpus: Optional[str] = None, api_key: Optional[str] = None,
                      top_k: Optional[int] = None, **kwargs) -> _R:
-        """Search through a running ``dpsynrag serve`` at ``base_url``."""
+        """Search through a running ``dpsynrag serve`` at ``base_url``; ``kwargs`` go to the retriever."""
         return cls(searcher=RemoteRetriever(base_url, corpus=corpus, api_key=api_key), top_k=top_k, **kwargs)

@@ -28,29 +28,37 @@ class DpsynragRetriever(SearcherFactories, BaseRetriever):
     """A LlamaIndex ``BaseRetriever`` returning the top-k kept synthetic texts as ``NodeWithScore``.
 
     Each node is a ``TextNode`` with ``id_`` ``"{corpus}:{record id}"``, the text, and ``metadata``
-    holding ``id``, ``corpus`` and the record's released fields; its score is the cosine similarity
-    (in [-1, 1]).
+    holding ``id``, ``corpus``, ``copies`` (the text's index copies, >= 1) and the record's released
+    fields; its score is the cosine similarity (in [-1, 1]). The texts are distinct unless
+    ``repeat_copies``; then the c-th repeat (c >= 2) of a text has ``id_`` ``"{corpus}:{record id}#c"``,
+    since LlamaIndex drops nodes whose ``id_`` it has seen.
 
     Args:
         searcher: a :class:`~dpsynrag.retrieval.CorpusRetriever` or :class:`~dpsynrag.retrieval.RemoteRetriever`.
         top_k: texts per query (>= 1; None: the corpus's default, or the service's).
+        repeat_copies: a text with m index copies may fill up to m of the top_k places (default: each once).
         kwargs: passed to LlamaIndex's ``BaseRetriever`` (``callback_manager``, ``verbose``).
 
     Raises:
         ConfigError: ``top_k`` < 1.
     """
 
-    def __init__(self, searcher, *, top_k: Optional[int] = None, **kwargs):
+    def __init__(self, searcher, *, top_k: Optional[int] = None, repeat_copies: bool = False, **kwargs):
         if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
             raise ConfigError(f"`top_k` must be an integer >= 1. Found {top_k!r}.")
-        self.searcher, self.top_k = searcher, top_k
+        if not isinstance(repeat_copies, bool):
+            raise ConfigError(f"`repeat_copies` must be True or False. Found {repeat_copies!r}.")
+        self.searcher, self.top_k, self.repeat_copies = searcher, top_k, repeat_copies
         super().__init__(**kwargs)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        hits = self.searcher.search([query_bundle.query_str], self.top_k)[0]
+        hits = self.searcher.search([query_bundle.query_str], self.top_k, repeat_copies=self.repeat_copies)[0]
         name = self.searcher.name
-        return [
-            NodeWithScore(node=TextNode(id_=f"{name}:{h.id}", text=h.text, metadata={**h.metadata, "id": h.id, "corpus": name}),
-                          score=h.score)
-            for h in hits
-        ]
+        seen: dict[int, int] = {}
+        nodes = []
+        for h in hits:
+            seen[h.id] = seen.get(h.id, 0) + 1
+            node_id = f"{name}:{h.id}" + (f"#{seen[h.id]}" if seen[h.id] > 1 else "")
+            nodes.append(NodeWithScore(node=TextNode(id_=node_id, text=h.text,
+                                                     metadata={**h.metadata, "id": h.id, "corpus": name}), score=h.score))
+        return nodes

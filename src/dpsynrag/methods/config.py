@@ -3,7 +3,8 @@
 A method's config is a frozen pydantic model that refuses unknown fields, NaN and infinities. Fields
 here: the target (ε, δ) and its ρ → ε conversion, the models, the seed (None: cryptographically secure
 randomness; an integer: reproducible output that is NOT for release), the public task and self-filter,
-the cut applied to every private document, and the redaction of each document's own direct identifiers.
+the cut applied to every private document, and the redaction of each document's own direct identifiers
+and of the personal identifiers an automatic pass finds in its text.
 """
 
 from __future__ import annotations
@@ -33,9 +34,15 @@ class CorpusConfig(BaseModel):
             ``--identifier-field``, ``identifier_fields=``) in its text by ``identifier_placeholder``
             (:func:`~dpsynrag.data.redaction.redact_identifiers`). A function of each document alone: the
             privacy analysis is unchanged; the synthetic texts cannot repeat a name they never saw.
+        redact_pii: before any model reads a document (and before ``redact_identifiers``), replace the
+            personal identifiers that Microsoft Presidio's rule-based recognizers find in its text
+            (e-mails, phone numbers, card numbers, IBANs, IP addresses, URLs, US SSNs, ...:
+            :data:`~dpsynrag.data.pii.PII_ENTITIES`) by ``identifier_placeholder``
+            (``--redact-pii``; :mod:`dpsynrag.data.pii`, ``pip install 'dpsynrag[pii]'``). A function of
+            each document alone: the privacy analysis is unchanged.
         identifier_placeholder: the public text that replaces an identifier (default ``"[REDACTED]"``).
 
-    Both are public parameters, recorded in the manifest with the rest of the config.
+    All are public parameters, recorded in the manifest with the rest of the config.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
@@ -51,4 +58,5 @@ class CorpusConfig(BaseModel):
     filter_prompt: Optional[str] = None
     max_document_tokens: int = Field(256, ge=8)
     redact_identifiers: bool = False
+    redact_pii: bool = False
     identifier_placeholder: str = Field(DEFAULT_PLACEHOLDER, min_length=1)

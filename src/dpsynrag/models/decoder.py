@@ -18,6 +18,11 @@ draws discarded) until step T, and an empty cluster samples from z = 0 (uniform 
 vocabulary, or the public term) without any model call. Neither a cluster's size nor its finishing
 time changes what is charged.
 
+Sparse-vector decoding (``svt_max_paid`` = C, :class:`~dpsynrag.models.private_selectors.SparseVectorSelector`):
+a token that the public prompt predicts and the members do not contest is free; the others are drawn
+as above, at most C per text (then the text ends). A text pays at most C AboveThreshold runs and C
+tokens, C · ((ε1 + ε2)²/2 + (c/τ)²/2) zCDP; one that ends early pays less.
+
 Speed (the build's bottleneck): clusters are batched together up to a memory budget; the public
 prompt prefix (chat template + instruction, ``prompt_prefix``) is computed once; a document that sits
 in several clusters of a batch is prefilled once and its keys/values shared by its rows; a decode
@@ -38,8 +43,9 @@ from dpsynrag.errors import ConfigError, DataError
 from dpsynrag.models.decoding import RowLayout, decode
 from dpsynrag.models.engine import GROUP_ROWS, RowBatch
 from dpsynrag.models.lm import LanguageModel
-from dpsynrag.models.private_selectors import PrivateSelector, make_private_selector
+from dpsynrag.models.private_selectors import PrivateSelector, SparseVectorSelector, make_private_selector
 from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.privacy.events import SparseVectorEvent
 from dpsynrag.rng import RandomSource
 
 def _progress_bar(total: int, enabled: bool, desc: str):
@@ -71,6 +77,13 @@ class PrivatePredictionDecoder:
         public_scale: λ >= 0 of "invisibleink" (default 1).
         top_k, top_k_margin: the top-k⁺ candidate set, from the public prompt's logits (default: none;
             any variant that runs a public prompt).
+        no_repeat_ngram: N >= 0 of the no-repeat n-gram constraint (0, the default: off): a token that
+            would complete an n-gram of length N already in the text is never drawn (free: a function
+            of released tokens; :func:`~dpsynrag.models.decoding.no_repeat_ngram_mask`).
+        svt_max_paid: C >= 1, sparse-vector decoding with at most C paid tokens per text (None, the
+            default: off). Needs a variant that runs a public prompt, and ``svt_run``.
+        svt_run: the :class:`~dpsynrag.privacy.events.SparseVectorEvent` (ε1, ε2, β, g, q) of each
+            AboveThreshold run (with ``svt_max_paid`` only).
         memory_budget_gb: about how much memory (GB) the keys/values and logits of one batch of
             clusters may take. A cluster bigger than the budget runs alone, whole.
         prompt_prefix: token ids of the *public* part the member prompts start with (template and
@@ -106,6 +119,9 @@ class PrivatePredictionDecoder:
         public_scale: float = 1.0,
         top_k: int | None = None,
         top_k_margin: float = 0.0,
+        no_repeat_ngram: int = 0,
+        svt_max_paid: int | None = None,
+        svt_run: SparseVectorEvent | None = None,
         memory_budget_gb: float = 2.0,
         prompt_prefix: Sequence[int] | None = None,
         rows_per_group: int | None = None,
@@ -124,8 +140,17 @@ class PrivatePredictionDecoder:
         self.random = random
         self._selector_args = dict(
             decoding=decoding, public_weight=public_weight, public_scale=public_scale, top_k=top_k,
-            top_k_margin=top_k_margin,
+            top_k_margin=top_k_margin, no_repeat_ngram=no_repeat_ngram,
         )
+        if (svt_max_paid is None) != (svt_run is None):
+            raise ConfigError("sparse-vector decoding needs both `svt_max_paid` (C) and `svt_run` (its "
+                              "SparseVectorEvent), or neither.")
+        if svt_max_paid is not None and (isinstance(svt_max_paid, bool) or not isinstance(svt_max_paid, (int, np.integer))
+                                         or not 1 <= svt_max_paid <= self.max_new_tokens):
+            raise ConfigError(f"`svt_max_paid` (C, paid tokens per text) must be an integer in 1..T "
+                              f"({self.max_new_tokens}). Found {svt_max_paid!r}.")
+        self.svt_max_paid = None if svt_max_paid is None else int(svt_max_paid)
+        self.svt_run = svt_run
         self.selector = self._selector(())  # validates the variant's parameters
         self.decoding = self.selector.name
         if public_prompt is not None and (not isinstance(public_prompt, str) or not public_prompt):
@@ -173,7 +198,8 @@ class PrivatePredictionDecoder:
                 entry per member — the same prompt may appear in several clusters).
             accountants: ``accountants[r]`` = cluster r's branch accountant; charged T
                 PrivatePredictionTokenEvent(c, τ) — (c/τ)²/2 zCDP each — whatever the cluster's
-                size or when its text ends.
+                size or when its text ends; with sparse-vector decoding, one SparseVectorEvent per
+                AboveThreshold run and one PrivatePredictionTokenEvent per paid token, at most C each.
             progress: show a progress bar over batches of clusters.
             streams: ``streams[r]`` = cluster r's own sampling randomness (e.g.
                 ``random.child(f"cluster-{r}")``): T uniforms each, so a cluster's text does not
@@ -376,11 +402,14 @@ class PrivatePredictionDecoder:
             batches.append(cur)
         return batches
 
-    def _selector(self, accountants: Sequence[ZCDPAccountant], streams=None) -> PrivateSelector:
-        return make_private_selector(
+    def _selector(self, accountants: Sequence[ZCDPAccountant], streams=None) -> PrivateSelector | SparseVectorSelector:
+        base = make_private_selector(
             vocab_size=self.lm.vocab_size, clip=self.clip, temperature=self.temperature,
             random=self.random if streams is None else streams, accountants=accountants, **self._selector_args,
         )
+        if self.svt_max_paid is None:
+            return base
+        return SparseVectorSelector(base, max_paid=self.svt_max_paid, run=self.svt_run)
 
     def _decode_batch(self, prompts, members, public_of, accountants, bar=None, streams=None) -> list[list[int]]:
         T = self.max_new_tokens

@@ -14,7 +14,12 @@ Selectors:
 * :class:`GreedySelector` — argmax (keyword extraction, self-filtering prompts, answering);
 * :class:`SamplingSelector` — softmax(l/τ), no privacy (Aug-PE's public RANDOM/VARIATION APIs);
 * the private-prediction selectors ``"paper"``, ``"public-prior"`` and ``"invisibleink"``
-  (:mod:`dpsynrag.models.private_selectors`).
+  (:mod:`dpsynrag.models.private_selectors`), and sparse-vector decoding on top of any of them
+  (:class:`~dpsynrag.models.private_selectors.SparseVectorSelector`).
+
+The loop gives each selector the tokens released so far (``texts``), from which the private selectors
+build the no-repeat n-gram mask (:func:`no_repeat_ngram_mask`), and asks it after each appended
+token whether the group ends (:meth:`Selector.ends`: the sparse-vector cap of paid tokens).
 """
 
 from __future__ import annotations
@@ -105,6 +110,51 @@ class RowLayout:
 
 
 # ----------------------------------------------------------------------------------------------
+# No-repeat n-gram constraint
+# ----------------------------------------------------------------------------------------------
+
+
+def no_repeat_ngram_mask(texts: Sequence[Sequence[int]], n: int, vocab_size: int) -> torch.Tensor | None:
+    """The tokens each group may not emit next: those that would complete an n-gram of length ``n``
+    already present in its text (the same rule as ``no_repeat_ngram_size`` in Hugging Face
+    transformers' ``NoRepeatNGramLogitsProcessor``).
+
+    A function of the released tokens alone (public): restricting a mechanism's output space with it
+    changes neither its sensitivity nor its cost. A group whose every token would be banned (only
+    possible with a vocabulary smaller than its text) gets no mask, so that a draw always exists.
+
+    Args:
+        texts: ``texts[g]`` = the token ids group g released so far (EOS excluded).
+        n: the n-gram length N >= 1; 0 turns the constraint off.
+        vocab_size: the real vocabulary size (columns of the mask).
+
+    Returns:
+        BoolTensor ``[len(texts), vocab_size]`` (CPU), True for a banned token; None when ``n`` is 0 or
+        nothing is banned.
+
+    Raises:
+        ConfigError: ``n`` not an integer >= 0.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ConfigError(f"`no_repeat_ngram` (N) must be an integer >= 0 (0: off). Found {n!r}.")
+    if n == 0:
+        return None
+    mask = None
+    for g, text in enumerate(texts):
+        if len(text) < n:  # no complete n-gram yet
+            continue
+        head = tuple(text[len(text) - n + 1:]) if n > 1 else ()
+        banned = {int(text[i + n - 1]) for i in range(len(text) - n + 1) if tuple(text[i:i + n - 1]) == head}
+        banned = [t for t in banned if 0 <= t < vocab_size]
+        if not banned or len(banned) >= vocab_size:
+            continue
+        if mask is None:
+            mask = torch.zeros((len(texts), vocab_size), dtype=torch.bool)
+        mask[g, banned] = True
+    return mask
+
+
+# ----------------------------------------------------------------------------------------------
 # Selectors
 # ----------------------------------------------------------------------------------------------
 
@@ -113,26 +163,36 @@ class Selector:
     """Turns one step's row logits into one token per group.
 
     Attributes:
-        private: True for the private-prediction selectors: every group is selected (and charged)
-            at every step, ended and empty groups included, and the loop runs all its steps.
+        private: True for the private-prediction selectors (their draws are mechanisms).
+        charges_every_step: every group is selected (and charged) at every step, ended and empty
+            groups included, and the loop runs all its steps (the paper's T tokens per text).
         uses_public: whether the groups need a public row.
     """
 
     private: ClassVar[bool] = False
+    charges_every_step: ClassVar[bool] = False
     uses_public: bool = False
 
-    def select(self, logits: torch.Tensor | None, layout: RowLayout, finished: np.ndarray) -> np.ndarray:
+    def select(self, logits: torch.Tensor | None, layout: RowLayout, finished: np.ndarray,
+               texts: Sequence[Sequence[int]] | None = None) -> np.ndarray:
         """One token per group.
 
         Args:
             logits: FloatTensor ``[rows, model_vocab]`` of the batch's rows (None: no row left).
             layout: the rows' groups.
             finished: bool ``[n_groups]``, True for an ended group (its token is not used).
+            texts: ``texts[g]`` = the tokens group g released so far (None: not given; only the
+                no-repeat n-gram mask reads them).
 
         Returns:
             int64 ``[n_groups]``; entries of ended groups are arbitrary (−1 where nothing was drawn).
         """
         raise NotImplementedError
+
+    def ends(self, group: int) -> bool:
+        """Whether ``group``'s text ends after the token just appended (asked by :func:`decode`);
+        False unless a selector caps its texts (sparse-vector decoding: C paid tokens)."""
+        return False
 
 
 class _OneRowSelector(Selector):
@@ -155,7 +215,7 @@ class GreedySelector(_OneRowSelector):
     Not private: for public prompts, or for private outputs that only reach a mechanism (keywords).
     """
 
-    def select(self, logits, layout, finished):
+    def select(self, logits, layout, finished, texts=None):
         if logits is None:
             return np.full(layout.n_groups, -1, dtype=np.int64)
         return self._scatter(logits[:, : self.vocab_size].argmax(dim=-1).cpu().numpy().astype(np.int64), layout)
@@ -178,7 +238,7 @@ class SamplingSelector(_OneRowSelector):
             raise ConfigError(f"`random` must be a dpsynrag.rng.RandomSource. Found {type(random).__name__}.")
         self.random = random
 
-    def select(self, logits, layout, finished):
+    def select(self, logits, layout, finished, texts=None):
         if logits is None:
             return np.full(layout.n_groups, -1, dtype=np.int64)
         logp = torch.log_softmax(logits[:, : self.vocab_size].double() / self.temperature, dim=-1).cpu().numpy()
@@ -203,11 +263,12 @@ def decode(
 ) -> list[list[int]]:
     """Decode up to ``steps`` tokens per group.
 
-    Each step: ``selector.select`` gives one token per group; a live group's token ends it if it is
-    an EOS token (not kept), else is appended (and ``stop`` may then end the group). Rows of ended
-    groups are dropped from ``rows``; the others are fed their group's token. A private selector is
-    called at every step for every group (each is charged ``steps`` tokens); otherwise the loop ends
-    once every group has ended.
+    Each step: ``selector.select`` gives one token per group (it sees the tokens released so far); a
+    live group's token ends it if it is an EOS token (not kept), else is appended (and ``stop`` or
+    :meth:`Selector.ends` may then end the group). Rows of ended groups are dropped from ``rows``; the
+    others are fed their group's token. A selector that ``charges_every_step`` is called at every step
+    for every group (each is charged ``steps`` tokens); otherwise the loop ends once every group has
+    ended.
 
     Args:
         rows: the batch, its rows in the order of ``layout`` and able to take ``steps − 1`` more
@@ -232,7 +293,7 @@ def decode(
     finished = np.zeros(n, dtype=bool)
     logits = rows.first_logits if rows is not None else None
     for step in range(steps):
-        tokens = selector.select(logits, layout, finished)
+        tokens = selector.select(logits, layout, finished, out)
         newly = False
         for g in np.flatnonzero(~finished).tolist():
             t = int(tokens[g])
@@ -240,11 +301,11 @@ def decode(
                 finished[g] = newly = True
                 continue
             out[g].append(t)
-            if stop is not None and stop(g, out[g]):
+            if (stop is not None and stop(g, out[g])) or selector.ends(g):
                 finished[g] = newly = True
         if on_step is not None:
             on_step()
-        if step == steps - 1 or (finished.all() and not selector.private):
+        if step == steps - 1 or (finished.all() and not selector.charges_every_step):
             break
         if rows is None:
             continue

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
@@ -259,6 +259,7 @@ class LanguageModel:
         progress: bool = False,
         stop_strings: Sequence[str] | None = None,
         public_prefix: Sequence[int] | None = None,
+        on_batch: Callable[[int], None] | None = None,
     ) -> list[str]:
         """Greedy continuations of rendered prompts (keyword extraction, self-filtering, answering).
 
@@ -275,6 +276,8 @@ class LanguageModel:
             stop_strings: texts that end a row; the output is cut before the first one.
             public_prefix: token ids of a public prefix of the prompts (:meth:`public_prefix`),
                 computed once and reused by the prompts that start with it; None: no reuse.
+            on_batch: called after each batch with the number of prompts it finished (a caller's
+                progress display).
 
         Returns:
             The new text of each prompt (special tokens removed), in the order of ``prompts``.
@@ -304,6 +307,8 @@ class LanguageModel:
                                        public_prefix=public_prefix, step_rows=step_rows)
             for i, text in zip(batch, texts):
                 results[i] = text
+            if on_batch is not None:
+                on_batch(len(batch))
         return results
 
     def _greedy_batch(self, prompts: list[list[int]], max_new: int, stops: list[str], *,
@@ -331,9 +336,12 @@ class LanguageModel:
             texts.append(t)
         return [texts[s] for s in src]
 
-    def next_token_logits(self, prompts: Sequence[str], *, public_prefix: Sequence[int] | None = None) -> torch.Tensor:
+    def next_token_logits(self, prompts: Sequence[str], *, public_prefix: Sequence[int] | None = None,
+                          on_batch: Callable[[int], None] | None = None) -> torch.Tensor:
         """Next-token logits after each rendered prompt, real vocabulary only; each prompt computed
         alone (batch-invariant), after ``public_prefix`` (:meth:`public_prefix`) when it starts with it.
+        ``on_batch``: called after each batch of 64 distinct prompts with the number of prompts it
+        covered (repeats counted where they first appear: the calls add up to ``len(prompts)``).
 
         Returns:
             FloatTensor ``[n_prompts, vocab_size]``, float32, on CPU.
@@ -344,17 +352,22 @@ class LanguageModel:
         distinct: dict[tuple[int, ...], int] = {}
         src = [distinct.setdefault(tuple(p), len(distinct)) for p in encoded]
         uniq = list(distinct)
+        uses = np.bincount(src, minlength=len(uniq)) if on_batch is not None else None
         out = []
         step = 64
         for i in range(0, len(uniq), step):
             part = uniq[i : i + step]
             rows = RowBatch(self.runner, part, list(range(len(part))), max_new_tokens=0, public_prefix=public_prefix)
             out.append(rows.first_logits[:, : self.vocab_size].cpu())
+            if on_batch is not None:
+                on_batch(int(uses[i : i + step].sum()))
         logits = torch.cat(out, dim=0)
         return logits.index_select(0, torch.as_tensor(src))
 
-    def choice_logprobs(self, prompts: Sequence[str], choices: Sequence[str]) -> np.ndarray:
+    def choice_logprobs(self, prompts: Sequence[str], choices: Sequence[str], *,
+                        on_batch: Callable[[int], None] | None = None) -> np.ndarray:
         """Log-probability of each choice's first token as the next token (YES/NO self-filtering, §2e).
+        ``on_batch``: progress, as in :meth:`next_token_logits`.
 
         The log-softmax runs over the real vocabulary. A choice is tokenized without special
         tokens as given, so ``"YES"`` and ``" YES"`` differ: pass the form the model would write
@@ -374,15 +387,16 @@ class LanguageModel:
             if not toks:
                 raise ConfigError(f"choice {c!r} has no tokens.")
             ids.append(toks[0])
-        logits = self.next_token_logits(prompts)
+        logits = self.next_token_logits(prompts, on_batch=on_batch)
         if logits.shape[0] == 0:
             return np.zeros((0, len(ids)))
         logp = torch.log_softmax(logits.double(), dim=-1)
         return logp[:, ids].numpy()
 
-    def reply_logprobs(self, texts: Sequence[str]) -> np.ndarray:
+    def reply_logprobs(self, texts: Sequence[str], *, on_batch: Callable[[int], None] | None = None) -> np.ndarray:
         """Mean token log-probability of each text as the model's reply to an empty user turn — a
-        fluency score (nats per token; higher is more fluent).
+        fluency score (nats per token; higher is more fluent). ``on_batch``: called with 1 after each
+        text (a progress display).
 
         Each text is scored alone, in one forward pass after the rendered prompt ``chat_prompt("")``,
         over the real vocabulary. Meant for public texts (a DP synthetic corpus: post-processing).
@@ -394,13 +408,14 @@ class LanguageModel:
         out = np.full(len(texts), -np.inf)
         for i, text in enumerate(texts):
             ids = self.tokenizer(text, add_special_tokens=False)["input_ids"] if text else []
-            if not ids:
-                continue
-            x = torch.tensor([prefix + ids], device=self.device)
-            with torch.no_grad():
-                logits = self.model(x).logits[0, len(prefix) - 1 : -1, : self.vocab_size]
-            logp = torch.log_softmax(logits.double(), dim=-1)
-            out[i] = float(logp[torch.arange(len(ids)), torch.as_tensor(ids, device=logp.device)].mean())
+            if ids:
+                x = torch.tensor([prefix + ids], device=self.device)
+                with torch.no_grad():
+                    logits = self.model(x).logits[0, len(prefix) - 1 : -1, : self.vocab_size]
+                logp = torch.log_softmax(logits.double(), dim=-1)
+                out[i] = float(logp[torch.arange(len(ids)), torch.as_tensor(ids, device=logp.device)].mean())
+            if on_batch is not None:
+                on_batch(1)
         return out
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -42,9 +43,15 @@ from dpsynrag.data.io import Document, DocumentTexts
 from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_fingerprint, vocabulary_source
 from dpsynrag.errors import DataError
 from dpsynrag.pipeline.checkpoint import BuildCheckpoint
-from dpsynrag.pipeline.clustering import group_count, soft_cluster, split_into_groups, top_keywords
+from dpsynrag.pipeline.clustering import (
+    group_count,
+    release_warnings,
+    soft_cluster,
+    split_into_groups,
+    top_keywords,
+)
 from dpsynrag.pipeline.config import BuildConfig
-from dpsynrag.pipeline.keywords import extract_keyword_sets, make_extractor
+from dpsynrag.pipeline.keywords import excluded_words, extract_keyword_sets, keyword_view, make_extractor
 from dpsynrag.pipeline.prompts import KEYWORD_SLOT, REPHRASE_PROMPT
 from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.privacy.mechanisms import (
@@ -141,6 +148,12 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     noise = run.stream("privacy-noise")
     sampling = run.stream("private-prediction")
     checkpoint.open(documents, config)  # under the writer's lock; a resumed build was recorded already:
+    display = run.display  # the owner's console (stderr): stages, counts, times; never build.log
+    display.plan(["keywords", "keyword histogram", "clustering",
+                  *(["embeddings and outlier removal"] if config.outlier_removal else []), "private prediction",
+                  *([run.filter_stage] if run.filter_stage else []), "index"])
+    if checkpoint.resume_message:
+        display.say(checkpoint.resume_message)
     charge = run.prepare_charge(None if checkpoint.ledger_recorded else ledger)
     run.start()  # logs public values only; nothing logged below may depend on the private data except through a mechanism
     lm, embedder = run.lm, run.embedder
@@ -151,19 +164,30 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     texts = DocumentTexts(documents, lambda text: lm.truncate(text, config.max_document_tokens))
     doc_keywords = checkpoint.restore_keywords()
     if doc_keywords is None:
+        display.start("keywords", total=len(texts), unit="doc")
         extractor = make_extractor(
             config.extractor, lm=lm, K=config.K, batch_size=config.batch_size, language=config.language
         )
         vocab_set = None if vocabulary is None else frozenset(vocabulary)
-        doc_keywords = extract_keyword_sets(extractor, texts, max_keywords=config.K, vocabulary=vocab_set,
-                                            total=len(texts), progress=progress)  # int ids, not strings
+        # identifiers never become keywords: each document's id-shaped tokens and the placeholder are out of
+        # the text the extractor reads, its own identifier words out of its candidates (functions of it alone)
+        placeholder = config.identifier_placeholder if config.redact_identifiers or config.redact_pii else None
+        doc_keywords = extract_keyword_sets(
+            extractor, (keyword_view(text, placeholder) for text in texts), max_keywords=config.K,
+            vocabulary=vocab_set, excluded=(excluded_words(d.identifiers, placeholder, config.language)
+                                            for d in documents),
+            total=len(texts), on_progress=display.update)  # int ids, not strings
         timings["keywords_s"] = time.time() - t
         checkpoint.save_keywords(doc_keywords, timings)
         log.info("stage 1a: keywords extracted (%s extractor)", extractor.name)
+        display.end(f"{extractor.name} extractor")
+    else:
+        display.restored("keywords", checkpoint.path.name)
 
     accountant = run.accountant(delta_budget=cal.delta_hist)
     keywords = checkpoint.restore_histogram(accountant, noise)  # its events composed again: nothing drawn
     if keywords is None:
+        display.start("keyword histogram")
         checkpoint.record_in_ledger(charge)  # the ledger records the build before its first mechanism draws
         if vocabulary is None:
             released = gaussian_sparse_histogram(
@@ -182,6 +206,9 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
             )
             keywords = top_keywords((vocabulary, noisy), config.R)
         checkpoint.save_histogram(keywords, accountant, noise)  # even when empty: a resume must not redraw it
+        display.end(f"{len(keywords)} keywords released")
+    else:
+        display.restored("keyword histogram", checkpoint.path.name)
     if not keywords:
         checkpoint.remove()  # nothing to resume: the same release would fail again; private keywords go now
         raise DataError(
@@ -190,11 +217,16 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         )
     W = [w for w, _ in keywords]
     log.info("stage 1a: histogram released %d keywords", len(W))
+    for message in release_warnings(keywords, R=config.R, k=config.k):  # released values only
+        log.warning(message)
+        warnings.warn(message, stacklevel=2)
 
+    display.start("clustering")
     clusters = soft_cluster(
         doc_keywords, W, L=config.L, texts=texts if config.match_text else None, rule=config.clustering,
         language=config.language,
     )
+    display.end(f"{len(clusters)} clusters")
     parallel = accountant.open_parallel(
         cal.branch_plan(groups=config.groups), num_branches=len(W), max_branches_per_unit=config.L_effective
     )
@@ -204,13 +236,16 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     restored = checkpoint.restore_clusters(branches)  # kept members; their branches' spend composed again
     if restored is not None:
         kept_members, truncation = restored
+        if config.outlier_removal:
+            display.restored("embeddings and outlier removal", checkpoint.path.name)
     elif config.outlier_removal:
         from dpsynrag.models.embedder import embed_to_file
 
         in_any = np.unique(np.fromiter((i for c in clusters for i in c), dtype=np.int64))
         # rows on disk (owner-only temporary file beside the corpus, deleted when closed), not in memory
-        emb, embedded_cut = embed_to_file(embedder, (text for _, text in texts.rows(in_any)),
-                                          folder=run.writer.out.parent, total=len(in_any), progress=progress)
+        display.start("embeddings and outlier removal", total=len(in_any), unit="doc")
+        emb, embedded_cut = embed_to_file(display.counted(embedder), (text for _, text in texts.rows(in_any)),
+                                          folder=run.writer.out.parent, total=len(in_any))
         truncation = truncation_stages(config.max_document_tokens, texts.changed, embedder, embedded_cut=embedded_cut)
         kept_members: list[list[int]] = []
         for r, members in enumerate(clusters):
@@ -224,6 +259,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
             )
             kept_members.append([i for i, s in zip(members, scores) if s > theta])
         emb.close()
+        display.end()
     else:
         kept_members = clusters
         truncation = truncation_stages(config.max_document_tokens, texts.changed)
@@ -252,6 +288,9 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         public_scale=config.invisibleink_lambda,
         top_k=config.public_top_k,
         top_k_margin=config.public_top_k_margin,
+        no_repeat_ngram=config.no_repeat_ngram,
+        svt_max_paid=cal.svt_max_paid,
+        svt_run=cal.svt_event() if cal.sparse_vector else None,
         memory_budget_gb=config.memory_budget_gb,
         prompt_prefix=lm.public_prefix(REPHRASE_PROMPT),  # the public part only: template + instruction
         rows_per_group=min(config.L, GROUP_ROWS),  # public: a document has at most L member rows
@@ -288,7 +327,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         """Token ids of clusters ``rs`` (own streams, batch-invariant engine: any split, the same ids)."""
         prompts_r, branches_r, streams_r = ([x[r] for r in rs] for x in (cluster_prompts, unit_accountants, streams))
         if ray is None:
-            return decoder.generate_ids(prompts_r, branches_r, progress=progress, streams=streams_r,
+            return decoder.generate_ids(prompts_r, branches_r, streams=streams_r,  # the stage's one bar
                                         public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs])
         from dpsynrag.pipeline.distributed import ray_generate_ids
 
@@ -297,7 +336,10 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
                                 public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs])
 
     # checkpointed after each batch of clusters; the finished clusters of an interrupted build are read back
-    ids = checkpoint.predict(predict, len(cluster_prompts), batches=config.prediction_checkpoints if ray is None else 1)
+    display.start("private prediction", total=len(cluster_prompts), unit="text")
+    ids = checkpoint.predict(predict, len(cluster_prompts), batches=config.prediction_checkpoints if ray is None else 1,
+                             display=display)
+    display.end()
     synthetic = [opening + lm.tokenizer.decode(t, skip_special_tokens=True) for t in ids]
     timings["private_prediction_s"] = time.time() - t
     log.info("stage 2d: %d synthetic texts generated", len(synthetic))

@@ -27,6 +27,10 @@ batch-invariant engine makes a cluster's text independent of its batch, so a see
 any point writes the same corpus, byte for byte, as an uninterrupted one; with secure randomness the
 released values come from the checkpoint and the rest is drawn fresh.
 
+What was restored is said to the owner on the console (:attr:`BuildCheckpoint.resume_message`), never
+logged: the ``dpsynrag`` logger's records become the public ``build.log``, and whether a build was
+interrupted, and where, is not part of the release.
+
 A checkpoint left by a killed build is never used or deleted silently: a build to the same ``--out``
 without ``--resume`` is refused (pass ``--resume``, or delete the folder to start over), and
 ``--resume`` refuses a changed input or configuration, naming what changed (all but
@@ -40,7 +44,9 @@ import json
 import logging
 import math
 import os
+import shlex
 import shutil
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import fields, is_dataclass
 from pathlib import Path
@@ -74,6 +80,26 @@ def work_folder(out_dir: str | os.PathLike) -> Path:
     """``.NAME.work`` beside the corpus folder ``NAME`` (resolved): the build's checkpoint folder."""
     target = Path(out_dir).resolve()
     return target.parent / f".{target.name}.work"
+
+
+def interruption_message(out_dir: str | os.PathLike, how: str, argv: Sequence[str] | None = None) -> str:
+    """The last message of a build stopped by ``how`` ("Ctrl-C", "SIGTERM"): where its checkpoint folder is
+    and the ``--resume`` command that continues it (or that nothing was kept).
+
+    Args:
+        argv: the command line (default ``sys.argv``); when it is a ``build`` command, the message repeats it
+            with ``--resume``.
+    """
+    folder = work_folder(out_dir)
+    if not (folder / STATE).is_file():
+        return (f"interrupted ({how}): nothing was kept (no corpus folder, no checkpoint yet); run the same "
+                "command again to start over.")
+    argv = list(sys.argv if argv is None else argv)
+    command = ""
+    if argv[1:2] == ["build"]:
+        command = f": {shlex.join(['dpsynrag', *argv[1:], *([] if '--resume' in argv else ['--resume'])])}"
+    return (f"interrupted ({how}): the build's checkpoint (private intermediates, owner-only) is kept in {folder}. "
+            f"Continue it with the same command and --resume{command}; or delete that folder to start over.")
 
 
 def event_to_dict(event: _events.PrivacyEvent) -> dict:
@@ -156,6 +182,7 @@ class BuildCheckpoint:
         self.resume = bool(resume)
         self.state: dict = {}
         self._created = False
+        self.resume_message: str | None = None
         if resume and not overwrite and not self.path.exists() and (self.out / MANIFEST).is_file():
             raise CheckpointError(
                 f"nothing to resume (--resume): the build of {self.out} (--out) finished, and no interrupted build "
@@ -167,9 +194,9 @@ class BuildCheckpoint:
     def open(self, documents: Sequence, config) -> None:
         """Check the work folder against this build (hold the corpus folder's lock while calling this).
 
-        No work folder: a new build (with ``resume``, logged). A work folder: with ``resume``, its
-        state is loaded and must match the input's fingerprint, the config dump and the version;
-        without ``resume`` the build is refused.
+        No work folder: a new build. A work folder: with ``resume``, its state is loaded and must match
+        the input's fingerprint, the config dump and the version; without ``resume`` the build is refused.
+        With ``resume``, :attr:`resume_message` says what happens (for the owner's console only).
 
         Raises:
             CheckpointError: a work folder without ``resume``; a changed input, configuration or
@@ -190,7 +217,8 @@ class BuildCheckpoint:
             st = None
         if st is None:
             if self.resume:
-                log.info("no interrupted build of %s to resume: starting a new build", self.out.name)
+                self.resume_message = (f"--resume: no interrupted build of {self.out.name} to resume: "
+                                       "starting a new build")
             self.state = {**identity, "ledger_recorded": False, "timings": {}}
             return
         if not self.resume:
@@ -223,9 +251,27 @@ class BuildCheckpoint:
             )
         self.state = state
         self._created = True
-        done = [name for name in (KEYWORDS, HISTOGRAM, CLUSTERS, TEXTS) if (self.path / name).is_file()]
-        log.info("resuming the interrupted build of %s from its checkpoint (%s)", self.out.name,
-                 ", ".join(n.removesuffix(".json") for n in done) or "nothing drawn yet")
+        self.resume_message = self._describe()
+
+    def _describe(self) -> str:
+        """What a resume restores, e.g. "resuming: keywords, histogram (48 keywords), outlier removal, 12 of 48
+        clusters restored from .NAME.work" (data-dependent counts: for the owner's console only)."""
+        restored = []
+        if (self.path / KEYWORDS).is_file():
+            restored.append("keywords")
+        histogram = self._read(HISTOGRAM)
+        if histogram is not None:
+            restored.append(f"histogram ({len(histogram['keywords'])} keywords)")
+        if (self.path / CLUSTERS).is_file():
+            restored.append("outlier removal")
+        texts = self._read(TEXTS)
+        if texts:
+            grouped = (self.state.get("config") or {}).get("group_size") is not None
+            restored.append(f"{len(texts)} member groups' texts" if grouped or histogram is None
+                            else f"{len(texts)} of {len(histogram['keywords'])} clusters")
+        if not restored:
+            return f"resuming from {self.path.name}: no stage had finished; nothing to restore"
+        return f"resuming: {', '.join(restored)} restored from {self.path.name}"
 
     def _read(self, name: str):
         try:
@@ -323,24 +369,34 @@ class BuildCheckpoint:
             "branches": [[event_to_dict(e.event) for e in b.ledger] for b in branches],
         }, timings)
 
-    def predict(self, run: Callable[[list[int]], list[list[int]]], num_clusters: int, *, batches: int | None = None
-                ) -> list[list[int]]:
+    def predict(self, run: Callable[[list[int]], list[list[int]]], num_clusters: int, *, batches: int | None = None,
+                display=None) -> list[list[int]]:
         """Token ids of every cluster: the finished ones from the checkpoint, the others by ``run``
         (cluster indices -> their token ids), checkpointed after each batch.
 
         Args:
             batches: split the clusters left into about this many batches (default
                 :data:`CHECKPOINTS_PER_STAGE`); 1 for a runner that should get them all at once (Ray).
+            display: the open stage of a :class:`~dpsynrag.pipeline.run.BuildDisplay`: advanced by the
+                restored clusters, then by each batch's, its label showing "batch i of N" (one bar for all
+                batches); None: nothing shown.
         """
         saved = self._read(TEXTS) or {}
         done = {int(r): ids for r, ids in saved.items()}
         left = [r for r in range(num_clusters) if r not in done]
         size = max(1, math.ceil(len(left) / (batches or CHECKPOINTS_PER_STAGE)))
-        for start in range(0, len(left), size):
+        count = math.ceil(len(left) / size)
+        if display is not None and done:
+            display.update(len(done))
+        for i, start in enumerate(range(0, len(left), size), start=1):
             chunk = left[start:start + size]
+            if display is not None:
+                display.detail(f"batch {i} of {count}")
             for r, ids in zip(chunk, run(chunk), strict=True):
                 done[r] = [int(t) for t in ids]
             self._save(TEXTS, {str(r): ids for r, ids in sorted(done.items())})
+            if display is not None:
+                display.update(len(chunk))
         return [done[r] for r in range(num_clusters)]
 
     def __enter__(self) -> "BuildCheckpoint":

@@ -47,6 +47,53 @@ def top_keywords(
     return [(w, c.item() if isinstance(c, np.generic) else c) for w, c in items[:R]]
 
 
+DOMINANT_SHARE = 0.5
+"""A released keyword whose noisy count is more than this share of all released counts dominates the corpus."""
+FEW_TOPICS = 3
+"""Fewer released keywords than this (when R allows more) make a corpus of a few texts."""
+
+
+def release_warnings(keywords: Sequence[tuple[str, int | float]], *, R: int, k: int) -> list[str]:
+    """Warnings about a histogram release that will give a poor corpus, with their likely cause.
+
+    Post-processing of released values only (the keywords and their noisy counts, and public parameters),
+    so the messages may be logged and shown to anyone.
+
+    Args:
+        keywords: the released ``[(word, noisy count)]``, most frequent first (:func:`top_keywords`).
+        R: the number of keywords asked for. k: the target cluster size after outlier removal.
+
+    Returns:
+        Messages (empty when nothing looks wrong): one keyword holding more than :data:`DOMINANT_SHARE` of
+        the released counts (a word most documents share: a placeholder, a template or greeting word, a
+        field label); fewer than :data:`FEW_TOPICS` keywords; ``k`` above every released count.
+    """
+    out = []
+    counts = [max(float(c), 0.0) for _, c in keywords]
+    total = sum(counts)
+    if len(keywords) > 0 and total > 0 and counts[0] > DOMINANT_SHARE * total:
+        word = keywords[0][0]
+        out.append(
+            f"the released keyword {word!r} holds {counts[0] / total:.0%} of all released keyword counts: one "
+            f"cluster covers most documents. This is usually a word every document shares rather than a topic: "
+            f"a name or identifier column that was not declared (--identifier-field), a greeting, signature or "
+            f"field label in every text (remove it before the build), or a K too small to reach the topic words "
+            f"(--K)."
+        )
+    if len(keywords) < min(FEW_TOPICS, R):
+        out.append(
+            f"only {len(keywords)} keyword(s) released, so the corpus will hold at most that many topics: more "
+            f"documents, a larger --epsilon, a smaller --K, or the public vocabulary (without --open-vocabulary) help."
+        )
+    if counts and k > max(counts):
+        out.append(
+            f"--k {k} is larger than every released keyword count (largest {max(counts):.0f}): no cluster reaches "
+            f"the target size, so outlier removal keeps whole clusters or nothing; choose --k below the typical "
+            f"cluster size."
+        )
+    return out
+
+
 def soft_cluster(
     doc_keywords: Sequence[Sequence[str]],
     keywords: Sequence[str],

@@ -8,7 +8,7 @@ from pydantic import Field, field_validator, model_validator
 
 from dpsynrag.methods.config import CorpusConfig
 from dpsynrag.pipeline.checkpoint import CHECKPOINTS_PER_STAGE
-from dpsynrag.privacy.calibration import CalibratedBudget, calibrate, make_split
+from dpsynrag.privacy.calibration import DEFAULT_SVT_GRID, CalibratedBudget, calibrate, make_split
 from dpsynrag.privacy.events import ComposedEvent
 
 
@@ -17,6 +17,10 @@ DEFAULT_MAX_GROUPS = 8
 
 DEFAULT_MAX_INDEX_COPIES = 8
 """Default cap on the index entries of one text (``max_index_copies``)."""
+
+DEFAULT_SVT_FRACTION, DEFAULT_SVT_BETA, DEFAULT_SVT_GAP = 0.25, 0.5, 2.0
+"""Defaults of sparse-vector decoding: the runs' share f of a text's token budget, the offset β and the
+public gap g (nats)."""
 
 
 class BuildConfig(CorpusConfig):
@@ -89,6 +93,17 @@ class BuildConfig(CorpusConfig):
     of T tokens. A document is in one group of a cluster, so the groups compose in parallel: the cost is
     that of one text per cluster, and a frequent topic gets several texts (retrieval then finds it in
     several of its top-k), each written by about g members.
+
+    ``no_repeat_ngram`` N (0: off): a token that would complete an n-gram of length N already in the text
+    gets z = −inf in every private selector (and in the sparse-vector public prediction): a function of
+    released tokens, free.
+
+    Sparse-vector decoding (``svt_max_paid`` C, None: off; Amin et al. 2024, arXiv 2407.12108): needs a
+    public prompt row. A token that the public prompt predicts (v_pub, its argmax) and the members do not
+    contest is free; an AboveThreshold run (Lyu, Su & Li 2017, Alg. 1) on Q_t = Σ_d (a_d − ``svt_beta``),
+    a_d = clamp((max l_d − l_d[v_pub]) / ``svt_gap``, 0, 1), decides when to pay for a token drawn by the
+    decoding variant; a text ends after C paid tokens. ``svt_fraction`` f of each text's token budget goes
+    to the C runs, the rest to the C paid tokens (:func:`~dpsynrag.privacy.calibration.calibrate`).
     """
 
     K: int = Field(10, ge=1)
@@ -123,6 +138,11 @@ class BuildConfig(CorpusConfig):
     invisibleink_lambda: float = Field(1.0, ge=0)
     public_top_k: Optional[int] = Field(None, ge=1)
     public_top_k_margin: float = Field(0.0, ge=0)
+    no_repeat_ngram: int = Field(0, ge=0)
+    svt_max_paid: Optional[int] = Field(None, ge=1)
+    svt_fraction: float = Field(DEFAULT_SVT_FRACTION, gt=0, lt=1)
+    svt_beta: float = Field(DEFAULT_SVT_BETA, gt=0, lt=1)
+    svt_gap: float = Field(DEFAULT_SVT_GAP, gt=0)
     batch_size: Optional[int] = Field(None, ge=1)
     memory_budget_gb: float = Field(2.0, gt=0)
     prediction_checkpoints: int = Field(CHECKPOINTS_PER_STAGE, ge=1)
@@ -190,6 +210,23 @@ class BuildConfig(CorpusConfig):
                              "set that too.")
         if self.max_groups != DEFAULT_MAX_GROUPS and self.group_size is None:
             raise ValueError("`max_groups` caps the member groups of `group_size` (--group-size): set that too.")
+        if self.svt_max_paid is not None and not self.uses_public_prompt:
+            raise ValueError(
+                "`svt_max_paid` (sparse-vector decoding) compares the members with the public prompt's prediction, "
+                "but the 'paper' decoding with `public_weight` 0 runs no public prompt: use `decoding` public-prior "
+                "or invisibleink, or a `public_weight` > 0."
+            )
+        if self.svt_max_paid is not None and self.svt_max_paid > self.T:
+            raise ValueError(f"`svt_max_paid` (paid tokens per text) must be <= `T` ({self.T}): a text has at most "
+                             f"T tokens. Found {self.svt_max_paid}.")
+        for name, default in (("svt_fraction", DEFAULT_SVT_FRACTION), ("svt_beta", DEFAULT_SVT_BETA),
+                              ("svt_gap", DEFAULT_SVT_GAP)):
+            if getattr(self, name) != default and self.svt_max_paid is None:
+                raise ValueError(f"`{name}` is a parameter of sparse-vector decoding: set `svt_max_paid` too.")
+        steps = self.svt_beta * DEFAULT_SVT_GRID
+        if abs(steps - round(steps)) > 1e-9 * DEFAULT_SVT_GRID:
+            raise ValueError(f"`svt_beta` must be a multiple of 1/{DEFAULT_SVT_GRID} (the public grid of the "
+                             f"sparse-vector queries). Found {self.svt_beta}.")
         if self.decoding == "public-prior" and self.public_weight == 0:
             raise ValueError("`public_weight` of `decoding` 'public-prior' must be > 0 (use 'paper' for none).")
         return self
@@ -233,6 +270,9 @@ class BuildConfig(CorpusConfig):
             embed=self.rho_embed,
             outlier_removal=self.outlier_removal,
         )
+        svt = {} if self.svt_max_paid is None else dict(
+            svt_max_paid=self.svt_max_paid, svt_fraction=self.svt_fraction, svt_beta=self.svt_beta,
+            svt_gap=self.svt_gap)
         return calibrate(
             epsilon=self.epsilon,
             delta=self.delta,
@@ -243,6 +283,7 @@ class BuildConfig(CorpusConfig):
             split=split,
             conversion=self.conversion,
             open_vocabulary_delta=self.hist_delta,
+            **svt,
         )
 
     def index_copies(self, noisy_count: float) -> int:
@@ -270,6 +311,10 @@ class BuildConfig(CorpusConfig):
         if self.redact_identifiers:
             notes.append(f"each document's own direct identifiers were replaced by {self.identifier_placeholder!r} "
                          "before any model read it (a function of that document alone: no privacy cost)")
+        if self.redact_pii:
+            from dpsynrag.data.pii import pii_note
+
+            notes.append(pii_note(self.identifier_placeholder))
         if self.threshold_excess_weight != 1.0:
             notes.append(f"the outlier-removal threshold's utility weighs members kept beyond k by "
                          f"{self.threshold_excess_weight:g} (the paper: 1); its sensitivity is still 1 and its "
@@ -278,6 +323,10 @@ class BuildConfig(CorpusConfig):
             notes.append(f"each kept text is indexed once per {self.index_copy_size} documents of its cluster's "
                          f"released noisy count (at least once, at most {self.max_index_copies} times): "
                          "post-processing of released values, no privacy cost")
+        if self.svt_max_paid is not None:
+            notes.append(f"sparse-vector decoding: a text pays for at most {self.svt_max_paid} of its {self.T} tokens, "
+                         "each after one AboveThreshold run (pure DP, charged as epsilon^2/2 zCDP); tokens that the "
+                         "public prompt predicts and the members do not contest are free (post-processing)")
         if self.group_size is not None:
             notes.append(f"each cluster's kept members are split into at most {self.max_groups} disjoint groups "
                          f"(about {self.group_size} members each, by a hash of each member's own text; the number "

@@ -18,6 +18,12 @@ a token of letters only (Unicode categories L and M: "handflächen", "голов
 digits, apostrophes or hyphens) with at least :func:`min_word_length` characters (3; 2 for Chinese,
 Japanese and Korean, where one character is a morpheme) that is not a stop word (:func:`stop_words`).
 The soft clustering's text matching (``match_text``) uses the same :func:`text_words`.
+
+Identifiers never become keywords (:func:`keyword_view`, :func:`excluded_words`): extractors read each
+document with its identifier-shaped tokens (e-mails, URLs, ids such as ``ORD-782554``, runs of 3 or more
+digits) and the redaction placeholder removed, and the words of the placeholder and of the document's own
+identifier values are dropped from its candidates, whatever the extractor returns. Both are functions of
+that one document and public constants, so the histogram's sensitivity is unchanged.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from array import array
 from collections import Counter
-from collections.abc import Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import islice
 
@@ -45,6 +51,18 @@ STOP_WORDS_TOP_N = 300
 _SHORT_WORD_LANGUAGES = frozenset({"ja", "ko", "zh"})
 _LETTERS = regex.compile(r"[\p{L}\p{M}]+")
 _DIGITS = regex.compile(r"\d+")
+
+_SPACED = r"[^\W_\u2E80-\U0010FFFF]"  # a letter or digit of a script written with spaces (not CJK, kana, hangul)
+IDENTIFIER_SHAPES = regex.compile(
+    r"(?P<id>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"  # e-mail addresses, in any capitals
+    r"|(?i:(?:[a-z][a-z0-9+.-]*://|www\.)\S+)"  # URLs with a scheme or www.
+    r"|(?<![\w.])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,6}(?:/\S*)?(?!\w))"  # bare domains: example.com/2020/01/x
+    rf"|(?P<token>{_SPACED}+(?:[-_/#.:]{_SPACED}+)*)"  # letters and digits joined by - _ / # . : (an identifier
+)                                                     # when they hold 3 or more digits)
+"""Identifier-shaped tokens, never keywords: e-mail addresses, URLs (with a scheme, ``www.``, or a bare
+lower-case domain), and tokens of letters and digits (joined by ``- _ / # . :``) that hold 3 or more digits
+("ORD-782554", "AB-1234", "2020/01/22", "555-0142"; "covid19" and "H1N1" are kept). Letters of scripts
+written without spaces (CJK, kana, hangul) never join such a token, so "订单ORD-123456的" loses only the id."""
 
 
 @lru_cache(maxsize=1)
@@ -119,14 +137,49 @@ def candidate_words(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
     return [w for w in text_words(text, language) if is_candidate(w, language)]
 
 
+def _mask(match: regex.Match) -> str:
+    token = match.group("token")
+    return token if token is not None and sum(ch.isdigit() for ch in token) < 3 else " "
+
+
+def keyword_view(text: str, placeholder: str | None = None) -> str:
+    """``text`` as keyword extractors read it: every :data:`IDENTIFIER_SHAPES` match and every occurrence of
+    ``placeholder`` (the redaction's public replacement text) replaced by a space. A function of ``text``
+    and public constants alone."""
+    if placeholder:
+        text = text.replace(placeholder, " ")
+    return IDENTIFIER_SHAPES.sub(_mask, text)
+
+
+def excluded_words(identifiers: Iterable[str], placeholder: str | None = None,
+                   language: str = DEFAULT_LANGUAGE) -> frozenset[str]:
+    """The words that may never be one document's keywords: the :func:`text_words` (case-folded) of
+    ``placeholder`` and of each of the document's own identifier values (``identifiers``), and the runs
+    of letters inside them ("ada.lee@example.com" gives "ada", "lee", "example", "com"). A function of
+    that document and public constants alone.
+
+    Raises:
+        ConfigError: an unknown ``language``.
+    """
+    words: set[str] = set()
+    for value in ([placeholder] if placeholder else []) + [str(v) for v in identifiers]:
+        for word in text_words(value, language):
+            words.add(word)
+            words.update(_LETTERS.findall(word))  # "example.com" -> also "example", "com"
+    return frozenset(words)
+
+
 class KeywordExtractor(ABC):
     """Maps documents to candidate keywords, each list a function of its own document only."""
 
     name: str
 
     @abstractmethod
-    def extract(self, documents: Sequence[str], *, progress: bool = False) -> list[list[str]]:
-        """Candidate keywords per document, most important first (uncapped; the mechanism caps them)."""
+    def extract(self, documents: Sequence[str], *, progress: bool = False,
+                on_progress: Callable[[int], None] | None = None) -> list[list[str]]:
+        """Candidate keywords per document, most important first (uncapped; the mechanism caps them).
+        ``on_progress``: an extractor that works in batches may call it with the number of documents
+        each batch finished (a caller's progress display)."""
 
 
 class LLMKeywordExtractor(KeywordExtractor):
@@ -152,14 +205,14 @@ class LLMKeywordExtractor(KeywordExtractor):
         self.batch_size = batch_size
         self.max_new_tokens = max_new_tokens or 6 * K
 
-    def extract(self, documents, *, progress=False):
+    def extract(self, documents, *, progress=False, on_progress=None):
         prompts = [self.lm.chat_prompt(KEYWORD_PROMPT.format(K=self.K, document=d)) for d in documents]
         # Only the public part of the prompt (template + instruction) is shared; the engine computes
         # each document's answer as a function of that document alone, whatever shares its batch.
         prefix = self.lm.public_prefix(KEYWORD_PROMPT.format(K=self.K, document="{document}"))
         answers = self.lm.generate_greedy(
             prompts, max_new_tokens=self.max_new_tokens, batch_size=self.batch_size, progress=progress,
-            public_prefix=prefix,
+            public_prefix=prefix, on_batch=on_progress,
         )
         return [candidate_words(answer, self.language) for answer in answers]
 
@@ -176,7 +229,7 @@ class RarityKeywordExtractor(KeywordExtractor):
     def __init__(self, language: str = DEFAULT_LANGUAGE):
         self.language = check_language(language)
 
-    def extract(self, documents, *, progress=False):
+    def extract(self, documents, *, progress=False, on_progress=None):
         from wordfreq import zipf_frequency
 
         out = []
@@ -244,8 +297,10 @@ def extract_keyword_sets(
     *,
     max_keywords: int,
     vocabulary: Container[str] | None = None,
+    excluded: Iterable[Container[str]] | None = None,
     total: int | None = None,
     progress: bool = False,
+    on_progress: Callable[[int], None] | None = None,
 ) -> KeywordSets:
     """Each document's keyword set, capped (:func:`dpsynrag.privacy.mechanisms.cap_keywords`: lower-cased,
     distinct, in ``vocabulary``, at most ``max_keywords``), from a stream of texts.
@@ -257,24 +312,41 @@ def extract_keyword_sets(
     Args:
         texts: the documents' texts (as the extractor should read them), in order; any iterable.
         vocabulary: None: open vocabulary.
+        excluded: per document, in the order of ``texts``, lower-case words dropped from its candidates
+            before the cap (:func:`excluded_words`); None: nothing dropped.
         total: the number of texts, for the progress bar only.
         progress: one progress bar over the documents.
+        on_progress: instead of that bar, called with the number of documents done: after each generation
+            batch of an extractor that reports them (the LLM extractor), else after each chunk.
     """
     from dpsynrag.privacy.mechanisms import cap_keywords
 
     sets = KeywordSets()
     bar = None
-    if progress:
+    if progress and on_progress is None:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=total, desc=f"keywords ({extractor.name})")
+        on_progress = bar.update
+    reported = 0
+
+    def report(n: int) -> None:
+        nonlocal reported
+        reported += n
+        on_progress(n)
+
     texts = iter(texts)
+    excluded = iter(excluded) if excluded is not None else None
     try:
         while chunk := list(islice(texts, EXTRACT_CHUNK)):
-            for raw in extractor.extract(chunk):
+            reported = 0
+            for raw in extractor.extract(chunk, **({} if on_progress is None else {"on_progress": report})):
+                if excluded is not None:
+                    drop = next(excluded)
+                    raw = [w for w in raw if str(w).strip().lower() not in drop]
                 sets.append(cap_keywords(raw, max_keywords=max_keywords, vocabulary=vocabulary))
-            if bar is not None:
-                bar.update(len(chunk))
+            if on_progress is not None and reported < len(chunk):
+                on_progress(len(chunk) - reported)  # the rest of the chunk (an extractor that reports nothing)
     finally:
         if bar is not None:
             bar.close()

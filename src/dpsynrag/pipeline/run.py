@@ -6,13 +6,17 @@ A :class:`BuildRun` owns what is the same in every build, in this order:
    the end; ``--out`` locked against a second build);
 2. the calibration of the method's config (refused before anything is loaded when the target (ε, δ)
    cannot pay), the self-filter prompt (an unknown task stops the build here), the input documents (each
-   one's own direct identifiers redacted when the config says so: :mod:`dpsynrag.data.redaction`);
+   one's own direct identifiers redacted when the config says so: :mod:`dpsynrag.data.redaction`; and the
+   personal identifiers found in its text with ``redact_pii``: :mod:`dpsynrag.data.pii`);
 3. the randomness: one root source (:func:`~dpsynrag.rng.make_random`: secure unless a seed is given for
    tests) and its named child streams (:meth:`BuildRun.stream`);
 4. the privacy-ledger charge, checked now and recorded by the method before its first draw;
 5. the models (the embedder first: a bad embedder name fails before the larger language model loads);
 6. stage wall times (owner-only: they depend on the data), the self-filter and fluency filter
-   (post-processing of released texts), the privacy report and the final manifest.
+   (post-processing of released texts), the privacy report and the final manifest;
+7. what the build shows its owner while it runs (:class:`BuildDisplay`, with ``progress``): one bar per
+   stage, "stage i of N: NAME", counts, ETA and the stage's wall time, on stderr only (never in the
+   corpus folder's ``build.log``: the counts and times depend on the data).
 
 The method itself — the part that reads private documents through mechanisms — is a function
 ``generate(run)`` called inside ``with run:`` (see :mod:`dpsynrag.methods`).
@@ -23,16 +27,17 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 
 import numpy as np
 
 from dpsynrag import __version__
 from dpsynrag.corpus import CorpusWriter, SyntheticCorpus, content_warning
-from dpsynrag.data.io import Document, as_documents, open_documents
+from dpsynrag.data.io import Document, as_documents, max_document_chars, open_documents
 from dpsynrag.data.redaction import RedactedDocuments
 from dpsynrag.errors import ConfigError
 from dpsynrag.privacy.accountant import ZCDPAccountant
@@ -76,11 +81,13 @@ def resolve_filter_prompt(config) -> str | None:
     )
 
 
-def self_filter(lm, texts: Sequence[str], filter_prompt: str, *, progress: bool = False) -> list[bool]:
+def self_filter(lm, texts: Sequence[str], filter_prompt: str, *,
+                on_batch: Callable[[int], None] | None = None) -> list[bool]:
     """Keep a text when the model's next-token score for YES beats NO (METHOD.md §2e; post-processing).
 
     Args:
         filter_prompt: a template with ``{document}``.
+        on_batch: called with the number of texts scored after each batch (a progress display).
 
     Returns:
         One bool per text; empty texts are never kept.
@@ -88,7 +95,7 @@ def self_filter(lm, texts: Sequence[str], filter_prompt: str, *, progress: bool 
     if not texts:
         return []
     prompts = [lm.chat_prompt(filter_prompt.replace("{document}", t)) for t in texts]
-    lp = np.asarray(lm.choice_logprobs(prompts, ["YES", "Yes", "NO", "No"]), dtype=np.float64)
+    lp = np.asarray(lm.choice_logprobs(prompts, ["YES", "Yes", "NO", "No"], on_batch=on_batch), dtype=np.float64)
     yes = np.logaddexp(lp[:, 0], lp[:, 1])
     no = np.logaddexp(lp[:, 2], lp[:, 3])
     return [bool(y > n) and bool(t.strip()) for y, n, t in zip(yes, no, texts)]
@@ -103,8 +110,9 @@ def truncation_stages(
     (data-dependent, not DP) only to the owner-only ``DIR.owner.json``.
 
     Args:
-        max_document_tokens: the language-model cut (``lm.truncate``); ``documents_cut`` documents were
-            longer.
+        max_document_tokens: the language-model cut (``lm.truncate``), after the cut at read time to
+            ``max_chars`` characters (:func:`~dpsynrag.data.io.max_document_chars`); ``documents_cut``
+            documents were longer.
         embedder: when private texts were embedded: its cut (``max_tokens``) and count
             (``count_truncated(embedded_texts)``); ``None`` in both for an embedder that reports neither.
         embedded_texts: the private texts given to the embedder.
@@ -112,7 +120,7 @@ def truncation_stages(
             :func:`~dpsynrag.models.embedder.embed_to_file`); ``embedded_texts`` is then not used.
     """
     stages = [{"stage": "language model (max_document_tokens)", "max_tokens": max_document_tokens,
-               "documents_cut": int(documents_cut)}]
+               "max_chars": max_document_chars(max_document_tokens), "documents_cut": int(documents_cut)}]
     if embedder is not None:
         count = getattr(embedder, "count_truncated", None)
         if embedded_cut is None and count is not None:
@@ -120,6 +128,140 @@ def truncation_stages(
         stages.append({"stage": "embedder (max_seq_length)", "max_tokens": getattr(embedder, "max_tokens", None),
                        "documents_cut": embedded_cut})
     return stages
+
+
+def format_seconds(seconds: float) -> str:
+    """A wall time for people: "4.2 s", "3 min 07 s", "1 h 02 min"."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs:02d} s"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+class BuildDisplay:
+    """What a build shows its owner while it runs: one tqdm bar per stage, labelled "stage i of N: NAME"
+    (the stages given to :meth:`plan`; a stage not planned is shown by its name), with its counts and ETA,
+    and a line with the stage's wall time when it ends (:meth:`end`).
+
+    Everything goes to stderr, to the person running the build only: never to the ``dpsynrag`` logger,
+    whose records become the corpus folder's public ``build.log`` (counts and times depend on the data).
+    Disabled (``progress=False``, the API's default): every method does nothing.
+
+    Args:
+        enabled: show anything at all.
+    """
+
+    def __init__(self, enabled: bool):
+        self.enabled = bool(enabled)
+        self.stages: list[str] = []
+        self._bar = None
+        self._name: str | None = None
+        self._t = 0.0
+
+    def plan(self, stages: Sequence[str]) -> None:
+        """The build's stages, in order (public: from the method and its config only)."""
+        self.stages = list(stages)
+
+    def label(self, name: str) -> str:
+        """"stage i of N: NAME" for a planned stage, else NAME."""
+        if name in self.stages:
+            return f"stage {self.stages.index(name) + 1} of {len(self.stages)}: {name}"
+        return name
+
+    def say(self, message: str) -> None:
+        """One line for the owner (between the bars)."""
+        if self.enabled:
+            from tqdm.auto import tqdm
+
+            tqdm.write(message, file=sys.stderr)
+
+    def start(self, name: str, *, total: int | None = None, unit: str = "it") -> None:
+        """Open stage ``name``'s bar (``total`` steps of ``unit``, with ETA; None: only a line saying it
+        started); a stage still open is ended first."""
+        if self._name is not None:
+            self.end()
+        self._name, self._t = name, time.perf_counter()
+        if total is None:
+            self.say(f"{self.label(name)} ...")  # nothing to count: a line, no bar
+        elif self.enabled:
+            from tqdm.auto import tqdm
+
+            # every update shown (they come per batch or chunk, not per token): no step is skipped on a fast machine
+            self._bar = tqdm(total=total, desc=self.label(name), unit=unit, file=sys.stderr, dynamic_ncols=True,
+                             mininterval=0)
+
+    def update(self, n: int = 1) -> None:
+        """``n`` more steps of the open stage."""
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def detail(self, text: str) -> None:
+        """Show ``text`` beside the open stage's label (e.g. "batch 2 of 20")."""
+        if self._bar is not None:
+            self._bar.set_description(f"{self.label(self._name)} ({text})")
+
+    def end(self, summary: str = "") -> float:
+        """Close the open stage and say its wall time (and ``summary``); returns the seconds."""
+        seconds = time.perf_counter() - self._t
+        name, self._name = self._name, None
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+        if name is not None:
+            self.say(f"{self.label(name)}: done in {format_seconds(seconds)}" + (f"; {summary}" if summary else ""))
+        return seconds
+
+    def counted(self, embedder):
+        """``embedder`` reporting each call's texts to :meth:`update` (the embeddings' bar)."""
+        return _CountingEmbedder(embedder, self.update)
+
+    def restored(self, name: str, where: str) -> None:
+        """Say that stage ``name`` was read back from the checkpoint folder ``where`` (not run again)."""
+        self.say(f"{self.label(name)}: restored from {where}")
+
+    def close(self) -> None:
+        """Close an open bar without a message (the build stopped)."""
+        self._name = None
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def truncation_summary(stages: Sequence[dict]) -> str | None:
+    """One line for the owner's console on how many documents were cut, from the owner-only record's
+    ``truncation`` (:func:`truncation_stages`), e.g. "documents cut (owner-only, not DP): 3 to
+    --max-document-tokens 256 (at read time to 33,024 characters first), 5 by the embedder (its 256 tokens)";
+    None when no stage reports a count."""
+    parts = []
+    for stage in stages:
+        cut = stage.get("documents_cut")
+        if not isinstance(cut, int):
+            continue
+        if "max_document_tokens" in stage.get("stage", ""):
+            chars = stage.get("max_chars")
+            parts.append(f"{cut} to --max-document-tokens {stage.get('max_tokens')}"
+                         + (f" (at read time to {chars:,} characters first)" if chars else ""))
+        else:
+            name = stage.get("stage", "embedder").split(" (")[0]
+            parts.append(f"{cut} by the {name} (its {stage.get('max_tokens')} tokens)")
+    return f"documents cut (owner-only, not DP): {', '.join(parts)}" if parts else None
+
+
+class _CountingEmbedder:
+    """An embedder that reports the texts it encoded to ``update`` (the outlier-removal stage's bar)."""
+
+    def __init__(self, embedder, update: Callable[[int], None]):
+        self._embedder, self._update = embedder, update
+
+    def encode(self, texts, *args, **kwargs):
+        out = self._embedder.encode(texts, *args, **kwargs)
+        self._update(len(texts))
+        return out
+
+    def __getattr__(self, name):
+        return getattr(self._embedder, name)
 
 
 class BuildRun:
@@ -140,7 +282,7 @@ class BuildRun:
             and a file input. With redaction on they are recorded in the manifest (``redaction``; for
             Documents given in memory, the fields their identifiers came from, when the caller names them).
         overwrite: replace an existing folder once the new build has succeeded.
-        progress: show progress bars.
+        progress: show the owner the build's stages on stderr (:class:`BuildDisplay`); False: silent.
         ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger`, or None (not recorded).
         stream: read a file input in a stream, re-read at each pass (:func:`~dpsynrag.data.io.open_documents`);
             False: load it as a list (:func:`~dpsynrag.data.io.as_documents`).
@@ -153,15 +295,18 @@ class BuildRun:
 
     Attributes:
         cal: the calibration; filter_prompt: the self-filter prompt or None; documents: what the method
-        reads (redacted when ``config.redact_identifiers``); input_documents: the input as read (its
-        fingerprints identify the dataset in the ledger and the owner-only record); random: the root
-        source; charge: the :class:`~dpsynrag.privacy.ledger.PendingCharge` to commit before the first draw;
-        timings: stage wall times (s); lm, embedder: after :meth:`load_models`.
+        reads (redacted when ``config.redact_identifiers`` or ``config.redact_pii``); input_documents: the
+        input as read (its fingerprints identify the dataset in the ledger and the owner-only record); each
+        text is cut at read time to ``max_chars`` = :func:`~dpsynrag.data.io.max_document_chars` of
+        ``config.max_document_tokens`` (None for a config without it); random: the root source; charge: the
+        :class:`~dpsynrag.privacy.ledger.PendingCharge` to commit before the first draw; timings: stage wall
+        times (s); lm, embedder: after :meth:`load_models`; display: the :class:`BuildDisplay`.
 
     Raises:
         InfeasibleBudgetError: the target (ε, δ) cannot pay for the parameters (nothing run).
         ConfigError, DataError: bad parameters or input (``config.redact_identifiers`` with a file input
-            and no ``identifier_fields``). FileExistsError: ``out_dir`` exists.
+            and no ``identifier_fields``; ``config.redact_pii`` without the optional extra ``pii``).
+            FileExistsError: ``out_dir`` exists.
         PrivacyBudgetExceededError: the build would exceed the dataset's lifetime budget.
     """
 
@@ -171,21 +316,30 @@ class BuildRun:
                  defer_charge: bool = False, prepare=None):
         self.t_start = time.time()
         self.method, self.config, self.progress = method, config, progress
+        self.display = BuildDisplay(progress)
         redact = getattr(config, "redact_identifiers", False)
         if redact and isinstance(documents, (str, os.PathLike)) and not identifier_fields:
             raise ConfigError(
                 "redact_identifiers needs the input's columns of direct identifiers: name them with "
                 "--identifier-field NAME (identifier_fields=[...] in the API)."
             )
+        pii = None
+        if getattr(config, "redact_pii", False):
+            from dpsynrag.data.pii import PIIRedactor
+
+            pii = PIIRedactor(config.identifier_placeholder)  # a missing extra stops the build here
         self.writer = CorpusWriter(out_dir, overwrite=overwrite)
         self.cal = config.calibrate()  # raises before anything is loaded if the budget cannot pay
         self.filter_prompt = resolve_filter_prompt(config)
         self.prepared = prepare(self.cal) if prepare is not None else None
         opener = open_documents if stream else as_documents
+        max_tokens = getattr(config, "max_document_tokens", None)
+        self.max_chars = None if max_tokens is None else max_document_chars(max_tokens)
         self.input_documents: Sequence[Document] = opener(documents, text_field=text_field, id_field=id_field,
-                                                          identifier_fields=identifier_fields)
-        self.documents: Sequence[Document] = (RedactedDocuments(self.input_documents, config.identifier_placeholder)
-                                              if redact else self.input_documents)
+                                                          identifier_fields=identifier_fields, max_chars=self.max_chars)
+        self.documents: Sequence[Document] = (
+            RedactedDocuments(self.input_documents, config.identifier_placeholder, identifiers=redact, pii=pii)
+            if redact or pii is not None else self.input_documents)
         self.identifier_fields = tuple(identifier_fields)
         if redact and not any(d.identifiers for d in self.input_documents):
             warnings.warn("redact_identifiers is on but no document has an identifier value (empty or null "
@@ -216,6 +370,7 @@ class BuildRun:
         return self
 
     def __exit__(self, *exc) -> bool | None:
+        self.display.close()
         return self.writer.__exit__(*exc)
 
     def start(self) -> None:
@@ -250,18 +405,32 @@ class BuildRun:
 
     # ------------------------------------------------------------------ finish
 
+    @property
+    def filter_stage(self) -> str | None:
+        """The name of :meth:`filter`'s stage in :attr:`display` ("self-filter", "fluency filter" or both),
+        None when it runs no model (only empty texts are dropped)."""
+        passes = [name for name, on in (("self-filter", self.filter_prompt),
+                                        ("fluency filter", getattr(self.config, "fluency_threshold", None) is not None))
+                  if on]
+        return " and ".join(passes) or None
+
     def filter(self, synthetic: Sequence[str]) -> list[bool]:
         """Which released texts to keep: the self-filter (when on), else non-empty; then the fluency
         threshold when the config has one. Post-processing of released texts: free."""
+        stage = self.filter_stage
+        if stage is not None:
+            self.display.start(stage, total=len(synthetic) * (1 + (" and " in stage)), unit="text")
         with self.timed("self_filter_s"):
             if self.filter_prompt:
-                kept = self_filter(self.lm, synthetic, self.filter_prompt, progress=self.progress)
+                kept = self_filter(self.lm, synthetic, self.filter_prompt, on_batch=self.display.update)
             else:
                 kept = [bool(s.strip()) for s in synthetic]
             threshold = getattr(self.config, "fluency_threshold", None)
             if threshold is not None:
-                fluency = self.lm.reply_logprobs(list(synthetic))
+                fluency = self.lm.reply_logprobs(list(synthetic), on_batch=self.display.update)
                 kept = [k and bool(f >= threshold) for k, f in zip(kept, fluency)]
+        if stage is not None:
+            self.display.end(f"{sum(kept)} of {len(kept)} texts kept")
         log.info("self-filter kept %d of %d texts", sum(kept), len(kept))
         empty = content_warning(sum(kept), len(kept))
         if empty:
@@ -272,7 +441,13 @@ class BuildRun:
                notes: Sequence[str] = (), composition: str | None = None) -> PrivacyReport:
         """The privacy report: the plan fixed before any data was read (the guarantee), the accountant's
         ledger, the method's parameters and notes (a seeded run is marked NOT FOR RELEASE)."""
-        all_notes = list(notes) + ([] if self.random.is_secure else [NOT_FOR_RELEASE_NOTE])
+        all_notes = list(notes)
+        if getattr(self.config, "redact_pii", False):
+            from dpsynrag.data.pii import pii_note
+
+            if pii_note(self.config.identifier_placeholder) not in all_notes:  # a method's plan notes may have it
+                all_notes.append(pii_note(self.config.identifier_placeholder))
+        all_notes += [] if self.random.is_secure else [NOT_FOR_RELEASE_NOTE]
         report = PrivacyReport.from_accountant(accountant, delta=self.config.delta, plan=plan, parameters=parameters,
                                                secure_randomness=self.random.is_secure, notes=all_notes)
         if composition is not None:
@@ -281,14 +456,30 @@ class BuildRun:
             report = dataclasses.replace(report, composition=composition)
         return report
 
+    @property
+    def redaction(self) -> dict | None:
+        """The manifest's ``redaction`` record (public), None without redaction: ``identifier_fields`` (with
+        ``redact_identifiers``), ``pii`` (with ``redact_pii``: :func:`~dpsynrag.data.pii.pii_record`, the
+        analyzer, its entities and score threshold) and the ``placeholder``."""
+        record: dict = {}
+        if getattr(self.config, "redact_identifiers", False):
+            record["identifier_fields"] = list(self.identifier_fields)
+        if getattr(self.config, "redact_pii", False):
+            from dpsynrag.data.pii import pii_record
+
+            record["pii"] = pii_record()
+        return {**record, "placeholder": self.config.identifier_placeholder} if record else None
+
     def finish(self, records: Sequence[dict], report: PrivacyReport, **manifest) -> SyntheticCorpus:
         """Write the corpus (:meth:`~dpsynrag.corpus.CorpusWriter.finish_build`): records of released values,
-        the report, the common manifest plus ``manifest`` (prompts, truncation, ...)."""
-        return self.writer.finish_build(
+        the report, the common manifest plus ``manifest`` (prompts, truncation, ...). The display's
+        "index" stage: the kept texts embedded and the folder written."""
+        self.display.start("index", total=None, unit="text")
+        corpus = self.writer.finish_build(
             records, method=self.method, config=self.config, report=report, lm=self.lm, embedder=self.embedder,
             documents=self.input_documents, secure=self.random.is_secure, timings=self.timings, t_start=self.t_start,
-            **({"redaction": {"identifier_fields": list(self.identifier_fields),
-                              "placeholder": self.config.identifier_placeholder}}
-               if getattr(self.config, "redact_identifiers", False) else {}),
+            **({"redaction": self.redaction} if self.redaction else {}),
             **manifest,
         )
+        self.display.end(f"{corpus.manifest['num_kept']} kept texts indexed")
+        return corpus

@@ -12,6 +12,16 @@ fixes the histogram share ρ_hist = K/(2σ_h²), the threshold's ε_θ and the e
 
 Example (paper defaults): ε = 10, δ = 1e-3, K = 10, L = 5, T = 70, τ = 1 → ρ = 2.2012,
 σ_h = 7.071, σ_μ = 7.454, c = 0.1057.
+
+Sparse-vector decoding (``svt_max_paid`` = C; Amin et al. 2024, arXiv 2407.12108): a text pays for at
+most C tokens, each preceded by one AboveThreshold run; a public fraction f of ρ_token_total goes to
+the C runs and the rest to the C paid tokens:
+
+    ε_svt = ε1 + ε2 = sqrt(2 f ρ_token_total / C),   ε1 : ε2 = 1 : 2^(2/3)   (Lyu, Su & Li 2017, §4.2),
+    c = τ · sqrt(2 (1 − f) ρ_token_total / C),
+
+so that one text costs C · (ε_svt²/2 + (c/τ)²/2) = ρ_token_total (Bun & Steinke 2016, Prop. 1.4 for the
+runs).
 """
 
 from __future__ import annotations
@@ -33,12 +43,19 @@ from dpsynrag.privacy.events import (
     PrivatePredictionTokenEvent,
     SelfComposedEvent,
     SparseDiscreteGaussianHistogramEvent,
+    SparseVectorEvent,
 )
 from dpsynrag.privacy.mechanisms import sparse_histogram_threshold
 
 # Calibrated values are shrunk by this relative margin so that floating-point rounding can never
 # push the composed ε above the target (the margin changes c by 1e-10 of its value).
 _SAFETY = 1e-10
+
+DEFAULT_SVT_GRID = 1000
+"""The public grid q of sparse-vector queries: disagreements a_d are rounded down to multiples of 1/q."""
+
+SVT_EPSILON_RATIO = 2.0 ** (2.0 / 3.0)
+"""ε2/ε1 of each AboveThreshold run: Lyu, Su & Li 2017, §4.2, the allocation 1 : (2c)^(2/3) with c = 1."""
 
 
 def _num(name: str, value: float, *, minimum: float = 0.0, strict: bool = True) -> float:
@@ -148,6 +165,11 @@ class CalibratedBudget:
         epsilon_theta: ε_θ of the threshold mechanism (None when off).
         clip, temperature: c and τ of private prediction; ``rho_token`` = (c/τ)²/2.
         K, L, T: keyword cap, clusters per document, tokens per text.
+        svt_max_paid: C, the most paid tokens of a text with sparse-vector decoding (None: off; every
+            other ``svt_*`` field is then None).
+        svt_fraction: f, the share of a text's token budget spent on its C AboveThreshold runs.
+        svt_beta, svt_gap, svt_grid: β, g (nats) and q of the queries (:class:`SparseVectorEvent`).
+        svt_epsilon1, svt_epsilon2: ε1 and ε2 of each run (ε1 : ε2 = 1 : 2^(2/3)).
     """
 
     epsilon: float
@@ -167,12 +189,42 @@ class CalibratedBudget:
     sigma_embed: float | None
     clip: float
     rho_token: float
+    svt_max_paid: int | None = None
+    svt_fraction: float | None = None
+    svt_beta: float | None = None
+    svt_gap: float | None = None
+    svt_grid: int | None = None
+    svt_epsilon1: float | None = None
+    svt_epsilon2: float | None = None
+
+    @property
+    def sparse_vector(self) -> bool:
+        """Whether sparse-vector decoding is on."""
+        return self.svt_max_paid is not None
+
+    def svt_event(self) -> SparseVectorEvent:
+        """One AboveThreshold run of sparse-vector decoding (:class:`SparseVectorEvent`).
+
+        Raises:
+            ConfigError: sparse-vector decoding is off.
+        """
+        if not self.sparse_vector:
+            raise ConfigError("sparse-vector decoding is off (no `svt_max_paid`): there is no run to describe.")
+        return SparseVectorEvent(name="sparse-vector run", epsilon1=self.svt_epsilon1, epsilon2=self.svt_epsilon2,
+                                 beta=self.svt_beta, gap=self.svt_gap, grid=self.svt_grid)
+
+    @property
+    def rho_text(self) -> float:
+        """The most one text's tokens may spend: T·ρ_token, or C·(ε_svt²/2 + ρ_token) with sparse-vector decoding."""
+        if self.sparse_vector:
+            return self.svt_max_paid * (self.svt_event().rho + self.rho_token)
+        return self.T * self.rho_token
 
     @property
     def rho_branch(self) -> float:
-        """The most one cluster may spend: ε_θ²/8 + ρ_embed + T·ρ_token."""
+        """The most one cluster may spend: ε_θ²/8 + ρ_embed + :attr:`rho_text`."""
         em = (self.epsilon_theta or 0.0) ** 2 / 8.0
-        return em + self.rho_embed + self.T * self.rho_token
+        return em + self.rho_embed + self.rho_text
 
     def histogram_event(self, vocabulary_size: int | None = None) -> PrivacyEvent:
         """The keyword-histogram event (discrete Gaussian on a public vocabulary, or the sparse histogram)."""
@@ -188,12 +240,18 @@ class CalibratedBudget:
         )
 
     def token_plan(self) -> SelfComposedEvent:
-        """The T private-prediction tokens of one text: T × (c/τ)²/2 zCDP."""
-        return SelfComposedEvent(
-            PrivatePredictionTokenEvent(name="private prediction token", clip=self.clip, temperature=self.temperature),
-            self.T,
-            name=f"{self.T} private prediction tokens",
-        )
+        """The tokens of one text: T private-prediction tokens, T × (c/τ)²/2 zCDP; with sparse-vector
+        decoding, C × (one AboveThreshold run + one paid token), C × (ε_svt²/2 + (c/τ)²/2) zCDP (a text
+        that ends early spends less)."""
+        token = PrivatePredictionTokenEvent(name="private prediction token", clip=self.clip, temperature=self.temperature)
+        if self.sparse_vector:
+            C = self.svt_max_paid
+            return SelfComposedEvent(
+                ComposedEvent(name="sparse-vector paid token", events=(self.svt_event(), token)),
+                C,
+                name=f"{C} sparse-vector runs and paid tokens",
+            )
+        return SelfComposedEvent(token, self.T, name=f"{self.T} private prediction tokens")
 
     def branch_plan(self, *, groups: int | None = None) -> ComposedEvent:
         """One cluster's mechanisms: embedding sum, threshold (when on), T private tokens.
@@ -235,6 +293,8 @@ class CalibratedBudget:
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        if not self.sparse_vector:  # the fields of an unused option are not listed
+            d = {k: v for k, v in d.items() if not k.startswith("svt_")}
         d["rho_branch"] = self.rho_branch
         return d
 
@@ -250,6 +310,11 @@ def calibrate(
     split: BudgetSplit | None = None,
     conversion: Conversion = "bun-steinke",
     open_vocabulary_delta: float | None = None,
+    svt_max_paid: int | None = None,
+    svt_fraction: float = 0.25,
+    svt_beta: float = 0.5,
+    svt_gap: float = 2.0,
+    svt_grid: int = DEFAULT_SVT_GRID,
 ) -> CalibratedBudget:
     """Solve σ_h, σ_μ, ε_θ and c so the build is (ε, δ)-DP (DP-SynRAG Theorem 1, METHOD.md §3).
 
@@ -262,13 +327,19 @@ def calibrate(
         conversion: "bun-steinke" (paper) or "cks" (tight).
         open_vocabulary_delta: δ_ps of the thresholded open-vocabulary histogram (None: public
             vocabulary). It is taken out of ``delta`` before converting.
+        svt_max_paid: C in 1..T, the most paid tokens per text: sparse-vector decoding (None: off, the
+            paper's T tokens).
+        svt_fraction: f in (0, 1), the share of each text's token budget spent on its C AboveThreshold
+            runs (default 0.25).
+        svt_beta, svt_gap, svt_grid: β in (0, 1), g > 0 (nats) and q >= 1 of the queries (β·q an
+            integer; :class:`~dpsynrag.privacy.events.SparseVectorEvent`).
 
     Returns:
         A :class:`CalibratedBudget`.
 
     Raises:
-        ConfigError: on ε <= 0, δ outside (0, 1), K/L/T < 1, τ <= 0, NaN, an unknown conversion, or
-            open_vocabulary_delta outside (0, δ).
+        ConfigError: on ε <= 0, δ outside (0, 1), K/L/T < 1, τ <= 0, NaN, an unknown conversion,
+            open_vocabulary_delta outside (0, δ), or a bad ``svt_*`` value (C outside 1..T, f outside (0, 1)).
         InfeasibleBudgetError: when a fixed part of the split does not fit; the message names it.
     """
     epsilon = _num("epsilon", epsilon)
@@ -315,7 +386,23 @@ def calibrate(
             "split='fractions' in the API)."
         )
     shrink = 1.0 - _SAFETY
-    rho_token = rho_generation / T * shrink
+    svt: dict = {}
+    if svt_max_paid is not None:
+        C = check_int("svt_max_paid", svt_max_paid)
+        if C > T:
+            raise ConfigError(f"`svt_max_paid` (C, paid tokens per text) must be <= T ({T}): a text has at most T "
+                              f"tokens. Found {C}.")
+        f = _num("svt_fraction", svt_fraction)
+        if f >= 1:
+            raise ConfigError(f"`svt_fraction` must lie strictly between 0 and 1. Found {svt_fraction!r}.")
+        epsilon_svt = math.sqrt(2.0 * f * rho_generation / C * shrink)
+        epsilon1 = epsilon_svt / (1.0 + SVT_EPSILON_RATIO)
+        svt = dict(svt_max_paid=C, svt_fraction=f, svt_beta=svt_beta, svt_gap=svt_gap, svt_grid=svt_grid,
+                   svt_epsilon1=epsilon1, svt_epsilon2=epsilon1 * SVT_EPSILON_RATIO)
+        SparseVectorEvent("sparse-vector run", epsilon1, svt["svt_epsilon2"], svt_beta, svt_gap, svt_grid)  # checks β, g, q
+        rho_token = (1.0 - f) * rho_generation / C * shrink
+    else:
+        rho_token = rho_generation / T * shrink
     clip = temperature * math.sqrt(2.0 * rho_token)
     sigma_hist = math.sqrt(K / (2.0 * rho_hist * shrink))
     hist_threshold = (
@@ -340,6 +427,7 @@ def calibrate(
         sigma_embed=math.sqrt(1.0 / (2.0 * rho_embed * shrink)) if on else None,
         clip=clip,
         rho_token=0.5 * (clip / temperature) ** 2,
+        **svt,
     )
     plan = result.plan(num_clusters=L)
     achieved = epsilon_from_rho(plan.rho, delta - plan.delta, conversion=conversion)

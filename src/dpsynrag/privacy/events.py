@@ -15,6 +15,10 @@ Sources:
         an ε-BR mechanism is (ε²/8)-zCDP.
     Private prediction token (DP-SynRAG App. B; Grislain 2024): clipped logits in [-c, c] move by at
         most c per coordinate, so softmax(z/τ) is a 2c/τ-BR exponential mechanism: rho = (c/τ)²/2.
+    Sparse vector technique (AboveThreshold): Dwork & Roth 2014, Alg. 1 / Thm. 3.23; Lyu, Su & Li 2017
+        ("Understanding the Sparse Vector Technique for Differential Privacy", PVLDB 10(6)), Alg. 1 with
+        c = 1: one run up to and including its first positive answer is (ε1 + ε2)-DP, hence
+        (ε1 + ε2)²/2-zCDP (Bun & Steinke 2016, Prop. 1.4).
     Thresholded discrete Gaussian sparse histogram: approximate zCDP with rho = K/(2σ²) and
         delta = K·P[1 + Z > threshold], Z ~ N_Z(0, σ²) (METHOD.md §1a; Wilkins et al. 2024, arXiv
         2401.14311, with the discrete Gaussian's own tail: :mod:`dpsynrag.privacy.discrete`).
@@ -227,6 +231,89 @@ class PrivatePredictionTokenEvent(PrivacyEvent):
             "clip": self.clip,
             "temperature": self.temperature,
             "bounded_range_epsilon": 2.0 * self.clip / self.temperature,
+            "rho": self.rho,
+            "delta": 0.0,
+        }
+
+
+@dataclass(frozen=True)
+class SparseVectorEvent(PrivacyEvent):
+    """One AboveThreshold run of sparse-vector decoding, up to and including its first positive answer.
+
+    Each step t of a text asks Q_t = Σ_d w_d (a_d − β), a_d ∈ [0, 1] the disagreement of member d with
+    the public prediction (:class:`~dpsynrag.models.private_selectors.SparseVectorSelector`). Adding or
+    removing one member moves Q_t by a_d − β ∈ [−β, 1 − β]: sensitivity Δ = max(β, 1 − β). The run
+    draws a noisy threshold T̂ = 0 + Lap(Δ/ε1) once, and answers "paid" at the first t with
+    Q_t + Lap(2Δ/ε2) >= T̂ (Lyu, Su & Li 2017, Alg. 1 with c = 1; Dwork & Roth 2014, Alg. 1). The queries
+    are computed on the public grid 1/``grid`` (a_d rounded down to a multiple of 1/grid, β·grid an
+    integer) with discrete Laplace noise, so the shifts of the proof are whole grid steps.
+
+    Cost: the run is (ε1 + ε2)-DP (Lyu, Su & Li 2017, Thm. 2; Dwork & Roth 2014, Thm. 3.23), hence
+    (ε1 + ε2)²/2-zCDP (Bun & Steinke 2016, Prop. 1.4), whatever the number of negative answers.
+
+    Args:
+        name: what the run decides, e.g. "sparse-vector run".
+        epsilon1: ε1 > 0, spent on the threshold noise.
+        epsilon2: ε2 > 0, spent on the per-step query noise.
+        beta: β in (0, 1), the public offset of each member's disagreement.
+        gap: g > 0 (nats): a member's disagreement is a_d = clamp((max_v l_d[v] − l_d[v_pub]) / g, 0, 1).
+        grid: q >= 1, the public grid of the queries (a_d in steps of 1/q); β·q must be an integer.
+    """
+
+    name: str
+    epsilon1: float
+    epsilon2: float
+    beta: float
+    gap: float
+    grid: int
+
+    def __post_init__(self) -> None:
+        _check_positive("epsilon1", self.epsilon1)
+        _check_positive("epsilon2", self.epsilon2)
+        _check_positive("gap", self.gap)
+        _check_count("grid", self.grid)
+        if isinstance(self.beta, bool) or not isinstance(self.beta, (int, float)) or not (0.0 < self.beta < 1.0):
+            raise ConfigError(f"`beta` (sparse-vector offset) must lie strictly between 0 and 1. Found {self.beta!r}.")
+        if abs(self.beta * self.grid - round(self.beta * self.grid)) > 1e-9 * self.grid:
+            raise ConfigError(f"`beta` (sparse-vector offset) must be a multiple of 1/{self.grid}. Found {self.beta!r}.")
+
+    @property
+    def epsilon(self) -> float:
+        """ε1 + ε2: the pure-DP ε of one run."""
+        return self.epsilon1 + self.epsilon2
+
+    @property
+    def beta_steps(self) -> int:
+        """β·q: the offset in grid steps (an integer)."""
+        return round(self.beta * self.grid)
+
+    @property
+    def sensitivity_steps(self) -> int:
+        """Δ in grid steps: max(β·q, q − β·q), the integer sensitivity of the quantised queries."""
+        return max(self.beta_steps, self.grid - self.beta_steps)
+
+    @property
+    def sensitivity(self) -> float:
+        """Δ = max(β, 1 − β): the most one member moves a query Q_t (query units, a_d ∈ [0, 1])."""
+        return self.sensitivity_steps / self.grid
+
+    @property
+    def rho(self) -> float:
+        return 0.5 * self.epsilon**2
+
+    def describe(self):
+        return {
+            "mechanism": "sparse_vector",
+            "name": self.name,
+            "epsilon1": self.epsilon1,
+            "epsilon2": self.epsilon2,
+            "epsilon": self.epsilon,
+            "sensitivity": self.sensitivity,
+            "threshold_noise_scale": self.sensitivity / self.epsilon1,
+            "query_noise_scale": 2.0 * self.sensitivity / self.epsilon2,
+            "beta": self.beta,
+            "gap": self.gap,
+            "grid": self.grid,
             "rho": self.rho,
             "delta": 0.0,
         }

@@ -83,9 +83,11 @@ def dataset_fingerprint(documents: Sequence[Any]) -> str:
     collections share documents.)
 
     Args:
-        documents: :class:`~dpsynrag.data.io.Document` objects (their ``text``) or strings.
+        documents: :class:`~dpsynrag.data.io.Document` objects (their ``text``; a text cut at read time by
+            its whole text's digest, ``text_sha256``, so the cut never changes the fingerprint) or strings.
     """
-    digests = sorted(hashlib.sha256(getattr(d, "text", d).encode("utf-8")).digest() for d in documents)
+    digests = sorted(getattr(d, "text_sha256", None) or hashlib.sha256(getattr(d, "text", d).encode("utf-8")).digest()
+                     for d in documents)
     h = hashlib.sha256(b"dpsynrag-dataset-v1\x00")
     for d in digests:
         h.update(d)

@@ -184,6 +184,10 @@ class PrivacyReport:
             elif kind == "private_prediction_token":
                 sens = f"clip {desc['clip']:.4g}"
                 noise = f"tau {desc['temperature']:.4g} (BR eps {desc['bounded_range_epsilon']:.4g})"
+            elif kind == "sparse_vector":
+                sens = f"query {desc['sensitivity']:.4g}"
+                noise = (f"eps1 {desc['epsilon1']:.4g}, eps2 {desc['epsilon2']:.4g} (Laplace "
+                         f"{desc['threshold_noise_scale']:.4g} / {desc['query_noise_scale']:.4g})")
             t.add_row("  " * depth + desc["name"], kind, sens, noise, times, f"{desc['rho']:.6g}")
             if kind == "composition":
                 for sub in desc["events"]:

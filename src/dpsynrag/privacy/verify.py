@@ -60,6 +60,9 @@ def event_from_description(desc: dict[str, Any]) -> ev.PrivacyEvent:
             return ev.ExponentialMechanismEvent(name=name, epsilon=desc["epsilon"])
         if kind == "private_prediction_token":
             return ev.PrivatePredictionTokenEvent(name=name, clip=desc["clip"], temperature=desc["temperature"])
+        if kind == "sparse_vector":
+            return ev.SparseVectorEvent(name=name, epsilon1=desc["epsilon1"], epsilon2=desc["epsilon2"],
+                                        beta=desc["beta"], gap=desc["gap"], grid=desc["grid"])
         if kind == "zcdp":
             return ev.ZCDPEvent(name=name, rho_value=desc["rho"], delta_value=desc.get("delta", 0.0))
         if kind == "self_composition":

@@ -418,6 +418,7 @@ class MovieLensTask(Task):
     rag_top_k = 15
     data_env_var = MOVIELENS_ENV_VAR
     shared_subdir = "data/movielens/ml-latest-small"
+    identifier_fields = ("pseudonym",)
 
     def __init__(self, data_dir: str | os.PathLike[str] | None = None, *,
                  config: MovieLensConfig | None = None) -> None:
@@ -430,11 +431,12 @@ class MovieLensTask(Task):
 
     def load_database(self, data_dir: str | os.PathLike[str] | None = None, *,
                       limit: int | None = None) -> list[Document]:
-        """One document per database user (id = userId as a string), sorted by user id; ``limit`` keeps
-        the first ``limit`` of them (smallest user ids)."""
+        """One document per database user (id = userId as a string, identifiers = its pseudonym, the
+        task's :attr:`identifier_fields`), sorted by user id; ``limit`` keeps the first ``limit`` of them
+        (smallest user ids)."""
         _check_limit(limit)
         users = self.build(data_dir).split("database")[:limit]
-        return [Document(id=str(u.user_id), text=user_document(u)) for u in users]
+        return [Document(id=str(u.user_id), text=user_document(u), identifiers=(u.pseudonym,)) for u in users]
 
     def load_queries(self, path: str | os.PathLike[str] | None = None, *, limit: int | None = None,
                      split: str = "validation") -> list[Query]:

@@ -1,0 +1,324 @@
+"""Presets of ``dpsynrag build`` / ``budget`` and the plan of the work before the spend (issue 28).
+
+Presets. ``--preset NAME`` takes a method's parameters from the evaluation preset of that name
+(:data:`~dpsynrag.eval.presets.PRESETS`: ``cpu``, ``demo``, ``paper``, ...) through the method's own
+:meth:`~dpsynrag.methods.Method.eval_params` mapping (``synrag`` for DP-SynRAG, ``dp_synth``, ``aug_pe``,
+``dp_rag``, ``params[name]`` for other methods). Only the method's parameters are applied: the preset's
+evaluation sizes (documents, questions, attacks), its seed, ε, δ and models are not, and redaction follows
+``--identifier-field`` (a preset's ``redact_identifiers`` is for its task's identifier column). A flag the
+user typed beats the preset's value. Without ``--preset`` the command line uses :func:`machine_preset`:
+``paper`` on a machine with a CUDA GPU, ``cpu`` without one (the Python API's config defaults are the
+paper's and do not change).
+
+Work. :func:`estimate_work` counts the model work of a DP-SynRAG build from public values only: its
+configuration and a *declared* collection size N (``--expected-documents``; the real count is private and
+is never read for this). :func:`time_model` times a few forward passes of the loaded model at the build's
+shapes on public filler text, and :func:`estimate_seconds` multiplies the two.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from dpsynrag.errors import ConfigError
+
+SLOW_BUILD_S = 30 * 60
+"""A build estimated to take longer than this (seconds) is announced before it starts."""
+
+KEYWORD_TOKENS_PER_K = 6
+"""Greedy tokens of the LLM keyword extractor per keyword (its default ``max_new_tokens`` = 6·K)."""
+
+_NOT_FOR_BUILD = ("seed", "task", "model", "embedder", "delta", "redact_identifiers", "identifier_placeholder")
+
+
+def machine_preset() -> tuple[str, str]:
+    """The preset used when ``--preset`` is not given, and why: ``("paper", ...)`` where torch sees a
+    CUDA GPU, else ``("cpu", ...)`` (the paper's sizes take hours on a few CPU cores)."""
+    import torch
+
+    if torch.cuda.is_available():
+        return "paper", "the default on a machine with a CUDA GPU"
+    return "cpu", "the default on a machine without a CUDA GPU"
+
+
+def resolve_preset(name: str | None):
+    """``(preset, why)``: the :class:`~dpsynrag.eval.presets.EvalPreset` called ``name`` (None:
+    :func:`machine_preset`) and a few words on how it was chosen.
+
+    Raises:
+        ConfigError: unknown name (the message names --preset and lists the presets).
+    """
+    from dpsynrag.eval.presets import PRESETS
+
+    why = "--preset"
+    if name is None:
+        name, why = machine_preset()
+    if name not in PRESETS:
+        raise ConfigError(f"--preset: unknown preset {name!r}; available: {', '.join(PRESETS)}.")
+    return PRESETS[name], why
+
+
+def preset_fields(method, preset, *, expected_documents: int | None = None) -> dict[str, Any]:
+    """The config fields of ``method`` under ``preset`` for a plain build (or budget).
+
+    The method's :meth:`~dpsynrag.methods.Method.eval_params` with the preset's document count replaced by
+    ``expected_documents`` (public, declared; None: unknown, so e.g. DP-Synth's ``batch_size`` is not turned
+    into a number of batches), minus the fields a build takes from its own flags (``--epsilon``, seed,
+    task, models, δ, redaction).
+
+    Raises:
+        ConfigError: the preset holds a field the method's config does not have.
+    """
+    if method.config_type is None:
+        return {}
+    params = method.eval_params(dataclasses.replace(preset, documents=expected_documents), None)
+    fields = {k: v for k, v in params.items() if k not in _NOT_FOR_BUILD and k != method.epsilon_field}
+    unknown = sorted(set(fields) - set(method.config_type.model_fields))
+    if unknown:
+        raise ConfigError(f"--preset {preset.name}: {method.config_type.__name__} has no field(s) {', '.join(unknown)}.")
+    return fields
+
+
+def describe_fields(fields: dict[str, Any]) -> str:
+    """``K=1, R=48, ...`` (public parameters)."""
+    return ", ".join(f"{k}={v}" for k, v in fields.items()) or "no parameter of this method"
+
+
+# ------------------------------------------------------------------------------------------- work
+
+
+@dataclass(frozen=True)
+class Work:
+    """The model work of a DP-SynRAG build of a declared N documents (public values only): keyword
+    extraction (METHOD.md §1a), the embeddings of the outlier removal (§1c), private prediction of T tokens
+    per cluster (§2d) and the filters (§2e).
+
+    Counts are estimates where they depend on the data: the outlier removal targets ``k`` members per
+    cluster, so the member rows of private prediction are about min(R·k, N·L) (at most N·L, each document
+    joins at most L clusters; L is :attr:`~dpsynrag.pipeline.config.BuildConfig.L_effective`).
+
+    Attributes:
+        expected_documents: N, declared by the user (``--expected-documents``).
+        texts: synthetic texts written (R, or R·max_groups with member groups).
+        keyword_prefills: prompt forwards of LLM keyword extraction (N; 0 with the rarity extractor).
+        keyword_decode_forwards: decode forwards of keyword extraction, at most
+            6K · ceil(N / rows per forward).
+        embeddings: embedder forwards: one per document for the outlier removal (N; 0 without it) and
+            one per text for the corpus index.
+        member_rows: about min(R·k, N·L) (N·L without outlier removal).
+        member_rows_max: N·L.
+        public_rows: rows of the public prompt (one per text with a public-prompt decoding, else 0).
+        member_token_evaluations: member_rows · T, next-token logits of members that are clipped and summed.
+        prediction_prefills: prompt forwards of private prediction, about min(N, member rows)
+            (+ the public prompts).
+        prediction_decode_forwards: T · B · ceil((member rows + public rows) / (B · step_rows)),
+            B = min(prediction_checkpoints, texts) batches.
+        filter_forwards: one forward per text for the self-filter and one for the fluency filter, when on.
+        step_rows: rows of every private-prediction decode forward (public constant of the engine).
+        keyword_step_rows: rows of every keyword-extraction decode forward.
+    """
+
+    expected_documents: int
+    texts: int
+    keyword_prefills: int
+    keyword_decode_forwards: int
+    embeddings: int
+    member_rows: int
+    member_rows_max: int
+    public_rows: int
+    member_token_evaluations: int
+    prediction_prefills: int
+    prediction_decode_forwards: int
+    filter_forwards: int
+    step_rows: int
+    keyword_step_rows: int
+
+    @property
+    def prefills(self) -> int:
+        """Prompt forwards of the language model (one prompt each)."""
+        return self.keyword_prefills + self.prediction_prefills + self.filter_forwards
+
+    @property
+    def decode_forwards(self) -> int:
+        """Decode forwards of the language model."""
+        return self.keyword_decode_forwards + self.prediction_decode_forwards
+
+    def to_dict(self) -> dict[str, int]:
+        return {**dataclasses.asdict(self), "prefills": self.prefills, "decode_forwards": self.decode_forwards}
+
+
+def estimate_work(config, expected_documents: int, *, device=None, self_filter: bool | None = None) -> Work:
+    """The work of a DP-SynRAG build of ``config`` on a declared ``expected_documents`` documents.
+
+    Args:
+        config: a :class:`~dpsynrag.pipeline.config.BuildConfig`.
+        expected_documents: N >= 1, a public, declared size (never the private count).
+        device: the model's device (sets the engine's rows per decode forward; None: CPU).
+        self_filter: whether a self-filter runs (None: ``config.self_filter``).
+
+    Raises:
+        ConfigError: ``expected_documents`` is not an integer >= 1.
+    """
+    import torch
+
+    from dpsynrag.checks import check_int
+    from dpsynrag.models.engine import default_step_rows
+
+    n = check_int("--expected-documents", expected_documents)
+    device = torch.device("cpu") if device is None else torch.device(device)
+    texts = config.R * (config.max_groups if config.group_size is not None else 1)
+    kw_rows = default_step_rows(device)
+    if config.batch_size is not None:  # generate_greedy: batches of batch_size, forwards of min(batch_size, default)
+        kw_rows = min(config.batch_size, kw_rows)
+    llm = config.extractor == "llm"
+    keyword_decode = KEYWORD_TOKENS_PER_K * config.K * math.ceil(n / kw_rows) if llm else 0
+    most = n * config.L_effective
+    members = min(config.R * config.k, most) if config.outlier_removal else most
+    public = texts if config.uses_public_prompt else 0
+    step_rows = default_step_rows(device, expected_rows=config.R * config.k)
+    batches = min(config.prediction_checkpoints, texts)
+    decode = config.T * batches * math.ceil((members + public) / (batches * step_rows)) if members + public else 0
+    public_prefills = 0
+    if public:
+        public_prefills = texts if config.public_prompt and "{keyword}" in config.public_prompt else 1
+    filters = texts * (int(config.self_filter if self_filter is None else self_filter)
+                       + int(config.fluency_threshold is not None))
+    return Work(
+        expected_documents=n, texts=texts, keyword_prefills=n if llm else 0, keyword_decode_forwards=keyword_decode,
+        embeddings=(n if config.outlier_removal else 0) + texts, member_rows=members, member_rows_max=most,
+        public_rows=public, member_token_evaluations=members * config.T,
+        prediction_prefills=min(n, members) + public_prefills, prediction_decode_forwards=decode,
+        filter_forwards=filters, step_rows=step_rows, keyword_step_rows=kw_rows,
+    )
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds of single forward passes of the loaded models, measured on public filler text.
+
+    Attributes:
+        prefill_s: one prompt forward: the rephrase prompt around a document of ``max_document_tokens``.
+        step_s: one private-prediction decode forward of ``step_rows`` rows after that prompt.
+        keyword_step_s: one keyword-extraction decode forward (``keyword_step_rows`` rows).
+        embed_s: one embedder forward of that document (0 without an embedder).
+        load_s: loading the models (measured by the caller; not part of the estimate).
+    """
+
+    prefill_s: float
+    step_s: float
+    keyword_step_s: float
+    embed_s: float
+    load_s: float = 0.0
+
+
+def _step_seconds(lm, ids, prefix, *, rows: int, rows_per_group: int, repeats: int) -> float:
+    """Mean seconds of a decode forward of ``rows`` rows continuing the prompt ``ids``."""
+    import torch
+
+    from dpsynrag.models.engine import RowBatch
+
+    batch = RowBatch(lm.runner, [ids], [0] * rows, max_new_tokens=repeats + 1, public_prefix=prefix,
+                     step_rows=rows, rows_per_group=rows_per_group)
+    token = torch.full((rows,), int(ids[-1]), dtype=torch.long)
+    t = time.perf_counter()
+    for _ in range(repeats):
+        batch.step(token)
+    return (time.perf_counter() - t) / repeats
+
+
+def time_model(lm, embedder, config, work: Work, *, repeats: int = 3, load_s: float = 0.0) -> Timing:
+    """Time a few forward passes of ``lm`` (and ``embedder``) at the build's shapes.
+
+    The prompt is the build's rephrase prompt around public filler of ``config.max_document_tokens``
+    tokens (the cut every private document gets; no private text is read). After one untimed warm-up
+    of each, the mean of ``repeats`` prompt forwards (one prompt each, its public prefix reused, as the
+    build) and of ``repeats`` decode forwards of ``work.step_rows`` rows (``min(L, 4)`` rows per stored
+    prompt, as the build) are taken; likewise the keyword-extraction decode shape when it differs, and
+    one embedder forward of the filler.
+    """
+    from dpsynrag.models.engine import GROUP_ROWS
+    from dpsynrag.pipeline.prompts import REPHRASE_PROMPT
+
+    filler = lm.truncate(" ".join(["the"] * config.max_document_tokens), config.max_document_tokens)
+    prompt = lm.chat_prompt(REPHRASE_PROMPT.format(document=filler))
+    ids, prefix = lm.encode(prompt), lm.public_prefix(REPHRASE_PROMPT)
+    lm.next_token_logits([prompt], public_prefix=prefix)  # warm-up (and the public prefix's keys/values)
+    t = time.perf_counter()
+    for _ in range(repeats):
+        lm.next_token_logits([prompt], public_prefix=prefix)
+    prefill = (time.perf_counter() - t) / repeats
+    group = min(config.L, GROUP_ROWS)
+    _step_seconds(lm, ids, prefix, rows=work.step_rows, rows_per_group=group, repeats=1)  # warm-up
+    step = _step_seconds(lm, ids, prefix, rows=work.step_rows, rows_per_group=group, repeats=repeats)
+    keyword_step = step
+    if work.keyword_decode_forwards and work.keyword_step_rows != work.step_rows:
+        keyword_step = _step_seconds(lm, ids, prefix, rows=work.keyword_step_rows, rows_per_group=1, repeats=repeats)
+    embed = 0.0
+    if embedder is not None:
+        embedder.encode([filler])
+        t = time.perf_counter()
+        embedder.encode([filler])
+        embed = time.perf_counter() - t
+    return Timing(prefill_s=prefill, step_s=step, keyword_step_s=keyword_step, embed_s=embed, load_s=load_s)
+
+
+def estimate_seconds(work: Work, timing: Timing) -> float:
+    """Estimated wall time (s) of the build's model work: prefills × prefill_s + decode forwards ×
+    their step time + embeddings × embed_s (model loading and file reading not included)."""
+    return (work.prefills * timing.prefill_s + work.prediction_decode_forwards * timing.step_s
+            + work.keyword_decode_forwards * timing.keyword_step_s + work.embeddings * timing.embed_s)
+
+
+def minutes(seconds: float) -> str:
+    """``"12 s"``, ``"3.4 min"`` or ``"2.1 h"``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def work_table(work: Work, timing: Timing | None = None):
+    """A rich table of the work (and, with ``timing``, the time of each part)."""
+    from rich.table import Table
+
+    table = Table(title=f"Work for {work.expected_documents} documents (declared; estimates)")
+    table.add_column("stage")
+    table.add_column("model work")
+    if timing is not None:
+        table.add_column("estimated time", justify="right")
+    rows = [
+        ("keyword extraction", f"{work.keyword_prefills} prefills + {work.keyword_decode_forwards} decode forwards "
+                               f"of {work.keyword_step_rows} rows",
+         work.keyword_prefills * (timing.prefill_s if timing else 0)
+         + work.keyword_decode_forwards * (timing.keyword_step_s if timing else 0)),
+        ("embeddings", f"{work.embeddings} embedder forwards", work.embeddings * (timing.embed_s if timing else 0)),
+        ("private prediction", f"{work.member_rows} member rows (at most {work.member_rows_max}) + "
+                               f"{work.public_rows} public rows; {work.member_token_evaluations} member-token "
+                               f"evaluations; {work.prediction_prefills} prefills + "
+                               f"{work.prediction_decode_forwards} decode forwards of {work.step_rows} rows",
+         work.prediction_prefills * (timing.prefill_s if timing else 0)
+         + work.prediction_decode_forwards * (timing.step_s if timing else 0)),
+        ("filters", f"{work.filter_forwards} forwards for {work.texts} texts",
+         work.filter_forwards * (timing.prefill_s if timing else 0)),
+    ]
+    for stage, what, seconds in rows:
+        table.add_row(stage, what, *([minutes(seconds)] if timing is not None else []))
+    if timing is not None:
+        table.add_row("total", f"{work.prefills} prefills, {work.decode_forwards} decode forwards",
+                      minutes(estimate_seconds(work, timing)))
+    return table
+
+
+def timing_note(timing: Timing) -> str:
+    """How the estimate was made (one line)."""
+    return (f"estimated from a timing on this machine: one prompt forward {timing.prefill_s * 1e3:.0f} ms, "
+            f"one decode forward {timing.step_s * 1e3:.0f} ms, one embedding {timing.embed_s * 1e3:.0f} ms "
+            f"(public filler text at the build's shapes; model loading {timing.load_s:.0f} s, not included). "
+            "Counted at the plan's R clusters, the full --max-document-tokens and every decode step: a "
+            "histogram that releases fewer keywords, shorter documents and texts that end early make the "
+            "build faster; other work on the machine makes it slower.")

@@ -1,0 +1,367 @@
+"""Issue 28 (1, 2): `build --preset` / `budget --preset`, the machine's default preset, and the plan of the
+work before the spend (`--dry-run`, `--expected-documents`, the warning before a build over 30 minutes).
+
+Nothing here loads a real model: model loading is replaced by the tiny Llama and the hash embedder, or made
+to fail the test where no model may load; the timing of the model is replaced where a test needs its value."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from fakes import HashEmbedder
+from servers import privacy_dict
+from typer.testing import CliRunner
+
+from dpsynrag.cli import app
+from dpsynrag.commands import plan
+from dpsynrag.commands.plan import Timing, estimate_seconds, estimate_work, preset_fields
+from dpsynrag.eval.presets import PRESETS
+from dpsynrag.methods import get_method
+from dpsynrag.pipeline.config import BuildConfig
+
+runner = CliRunner()
+BUDGET = ["budget", "--epsilon", "10", "--delta", "1e-3"]
+FILTER = "Is this a support ticket? Answer only YES or NO.\nDocument: {document}\nAnswer:"
+
+
+def _out(result) -> str:
+    return " ".join(result.output.split())
+
+
+@pytest.fixture()
+def no_gpu(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+
+
+@pytest.fixture()
+def no_models(monkeypatch):
+    """Any model load fails the test."""
+    from dpsynrag.models import Embedder, LanguageModel
+
+    monkeypatch.setattr(LanguageModel, "load", classmethod(lambda cls, *a, **k: pytest.fail("a language model was loaded")))
+    monkeypatch.setattr(Embedder, "load", classmethod(lambda cls, *a, **k: pytest.fail("an embedder was loaded")))
+
+
+@pytest.fixture()
+def loads(monkeypatch, tiny_lm):
+    """Model loads return the tiny Llama and the hash embedder; the list records them in order."""
+    from dpsynrag.models import Embedder, LanguageModel
+
+    class Loads(list):
+        lm = tiny_lm
+
+    calls = Loads()
+    monkeypatch.setattr(LanguageModel, "load", classmethod(lambda cls, name=None, **k: calls.append(("lm", name)) or tiny_lm))
+    monkeypatch.setattr(Embedder, "load", classmethod(lambda cls, name=None, **k: calls.append(("embedder", name)) or HashEmbedder()))
+    return calls
+
+
+@pytest.fixture()
+def configs(monkeypatch):
+    """The configs DP-SynRAG's plan is asked for (the one `build` and `budget` made), in order."""
+    method = get_method("dp-synrag")
+    seen: list[BuildConfig] = []
+    original = method.plan
+
+    def spy(config):
+        seen.append(config)
+        return original(config)
+
+    monkeypatch.setattr(method, "plan", spy)
+    return seen
+
+
+def _budget(*extra) -> dict:
+    result = runner.invoke(app, [*BUDGET, *extra, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+# ------------------------------------------------------------------------------------------- presets
+
+
+def test_preset_fields_are_the_methods_eval_parameters_minus_the_builds_own():
+    cpu = PRESETS["cpu"]
+    synrag = preset_fields(get_method("dp-synrag"), cpu)
+    assert synrag == {k: v for k, v in cpu.synrag.items() if k != "redact_identifiers"}  # redaction: --identifier-field
+    assert synrag["K"] == 1 and synrag["R"] == 48 and synrag["extractor"] == "rarity"
+    # DP-Synth's batch size becomes a number of batches only from a declared (public) size, never from the data
+    assert preset_fields(get_method("dp-synth"), cpu) == {"T": 32, "max_document_tokens": 96}
+    assert preset_fields(get_method("dp-synth"), cpu, expected_documents=250)["num_batches"] == math.ceil(250 / 100)
+    assert "epsilon_per_query" not in preset_fields(get_method("dp-rag"), cpu)  # --epsilon sets it
+    assert preset_fields(get_method("dp-rag"), cpu) == {"max_new_tokens": 24, "max_document_tokens": 96}
+    # the paper preset's DP-SynRAG fields are the API's defaults: `--preset paper` is the old command line
+    paper = BuildConfig(epsilon=10, delta=1e-3, **preset_fields(get_method("dp-synrag"), PRESETS["paper"]))
+    assert paper == BuildConfig(epsilon=10, delta=1e-3)
+
+
+def test_budget_preset_gives_the_presets_plan(no_gpu):
+    report = _budget("--preset", "demo")
+    fields = {k: v for k, v in PRESETS["demo"].synrag.items() if k != "redact_identifiers"}
+    expected = BuildConfig(epsilon=10, delta=1e-3, **fields).plan()
+    assert report["rho_total"] == pytest.approx(expected.rho, rel=1e-12)
+    assert report["preset"] == {"name": "demo", "why": "--preset", "applied": fields}
+    clusters = report["mechanisms"][1]
+    assert clusters["num_branches"] == 48 and clusters["multiplier"] == 1  # R = 48, L = 1
+
+
+def test_typed_flags_beat_the_preset(no_gpu, configs):
+    report = _budget("--preset", "cpu", "--R", "20", "--T", "10", "--open-vocabulary-delta", "1e-5")
+    config = configs[-1]
+    assert (config.R, config.T, config.hist_delta) == (20, 10, 1e-5)
+    assert (config.K, config.L, config.k, config.extractor) == (1, 1, 30, "rarity")  # the rest from the preset
+    assert "R" not in report["preset"]["applied"] and "T" not in report["preset"]["applied"]
+    assert report["preset"]["applied"]["k"] == 30
+    assert report["mechanisms"][1]["num_branches"] == 20
+    # a typed flag that implies a field beats the preset's statement of that field's default
+    _budget("--preset", "paper", "--open-vocabulary-delta", "1e-5")
+    assert configs[-1].open_vocabulary is True and configs[-1].hist_delta == 1e-5
+
+
+def test_build_typed_common_flags_beat_the_preset(tmp_path, no_gpu, no_models, configs):
+    args = ["build", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "c"), "--epsilon", "10", "--delta", "1e-3",
+            "--preset", "cpu", "--filter-prompt", FILTER, "--max-document-tokens", "50", "--k", "7", "--dry-run"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    config = configs[-1]
+    assert (config.max_document_tokens, config.k, config.R, config.open_vocabulary) == (50, 7, 48, True)
+    assert "preset cpu (--preset):" in _out(result) and "max_document_tokens" not in _out(result).split("Calibrated")[0]
+
+
+def test_unknown_preset_names_the_flag_and_lists_the_presets(tmp_path, no_models):
+    for args in ([*BUDGET, "--preset", "fast"],
+                 ["build", "x.jsonl", "--out", str(tmp_path / "c"), "--epsilon", "10", "--delta", "1e-3", "--preset", "fast"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, result.output
+        assert f"--preset: unknown preset 'fast'; available: {', '.join(PRESETS)}." in _out(result)
+        assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize("cuda, name", [(True, "paper"), (False, "cpu")])
+def test_default_preset_suits_the_machine(monkeypatch, configs, cuda, name):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
+    report = _budget()
+    assert report["preset"]["name"] == name
+    assert report["preset"]["why"] == f"the default on a machine {'with' if cuda else 'without'} a CUDA GPU"
+    fields = {k: v for k, v in PRESETS[name].synrag.items() if k != "redact_identifiers"}
+    assert configs[-1] == BuildConfig(epsilon=10, delta=1e-3, **fields)
+    result = runner.invoke(app, BUDGET)
+    assert f"preset {name} (the default on a machine" in _out(result)
+
+
+def test_a_preset_without_self_filter_builds_without_a_task_and_says_so(tmp_path, no_gpu, no_models, configs):
+    base = ["build", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "c"), "--epsilon", "10", "--delta", "1e-3",
+            "--dry-run"]
+    result = runner.invoke(app, [*base, "--preset", "demo"])
+    assert result.exit_code == 0, result.output
+    assert "no self-filter: preset demo turns it off" in _out(result) and configs[-1].self_filter is False
+    # a typed --filter-prompt turns it on again
+    result = runner.invoke(app, [*base, "--preset", "demo", "--filter-prompt", FILTER])
+    assert result.exit_code == 0, result.output
+    assert "no self-filter" not in _out(result) and configs[-1].self_filter is True
+    # the cpu preset self-filters: without a task or prompt the build is refused, naming the ways out
+    result = runner.invoke(app, [*base, "--preset", "cpu"])
+    assert result.exit_code == 2 and "--filter-prompt" in _out(result) and "--no-self-filter" in _out(result)
+
+
+# ------------------------------------------------------------------------------------------- the work
+
+
+def test_work_closed_forms():
+    config = BuildConfig(epsilon=10, delta=1e-3, K=3, R=6, L=2, k=5, T=4, prediction_checkpoints=20)
+    work = estimate_work(config, 7)  # CPU: 32 rows per decode forward (R·k = 30 < 256)
+    members = min(6 * 5, 7 * 2)  # min(R·k, N·L), L = min(L, R, K) = 2
+    assert (work.member_rows, work.member_rows_max, work.public_rows) == (14, 14, 0) == (members, 14, 0)
+    assert work.member_token_evaluations == members * 4
+    assert work.step_rows == 32 and work.keyword_step_rows == 32
+    assert work.prediction_decode_forwards == 4 * 6 * math.ceil(members / (6 * 32))  # T·B·ceil(rows/(B·rows))
+    assert work.keyword_prefills == 7 and work.keyword_decode_forwards == 6 * 3 * math.ceil(7 / 32)
+    assert work.embeddings == 7 + 6 and work.filter_forwards == 6  # self-filter on, no fluency filter
+    assert work.prediction_prefills == 7
+    assert (work.prefills, work.decode_forwards) == (7 + 7 + 6, 24 + 18)
+
+    # the cpu preset on the 300 tickets of issue 28: rarity keywords (no model), public prior (one public row
+    # per cluster), 2 batches of 64-row forwards (R·k = 1440 >= 256), self-filter and fluency filter
+    cpu = BuildConfig(epsilon=10, delta=1e-3, **preset_fields(get_method("dp-synrag"), PRESETS["cpu"]))
+    work = estimate_work(cpu, 300)
+    assert (work.keyword_prefills, work.keyword_decode_forwards) == (0, 0)
+    assert (work.member_rows, work.public_rows, work.step_rows) == (300, 48, 64)
+    assert work.member_token_evaluations == 300 * 48
+    assert work.prediction_decode_forwards == 48 * 2 * math.ceil((300 + 48) / (2 * 64)) == 288
+    assert work.filter_forwards == 2 * 48 and work.prediction_prefills == 300 + 1
+    # the paper's settings on them: 5 clusters per document, 20 batches, the LLM extractor
+    paper = estimate_work(BuildConfig(epsilon=10, delta=1e-3), 300)
+    assert paper.member_rows == 1500 and paper.member_token_evaluations == 1500 * 70
+    assert paper.prediction_decode_forwards == 70 * 20 * math.ceil(1500 / (20 * 64)) == 2800
+    assert paper.keyword_decode_forwards == 60 * math.ceil(300 / 32)
+    # without outlier removal every membership predicts; on a GPU forwards hold 128 rows
+    bare = estimate_work(BuildConfig(epsilon=10, delta=1e-3, R=10, k=2, outlier_removal=False), 100, device="cuda")
+    assert bare.member_rows == 100 * 5 and bare.embeddings == 10 and bare.step_rows == 128
+    with pytest.raises(Exception, match="--expected-documents must be an integer >= 1"):
+        estimate_work(config, 0)
+
+
+def test_estimate_seconds_is_the_timed_sum():
+    work = estimate_work(BuildConfig(epsilon=10, delta=1e-3, K=3, R=6, L=2, k=5, T=4), 7)
+    timing = Timing(prefill_s=1.0, step_s=2.0, keyword_step_s=0.5, embed_s=0.25)
+    assert estimate_seconds(work, timing) == 20 * 1.0 + 24 * 2.0 + 18 * 0.5 + 13 * 0.25
+
+
+def test_time_model_times_the_builds_shapes(tiny_lm):
+    config = BuildConfig(epsilon=10, delta=1e-3, K=3, R=6, L=2, k=5, T=4, max_document_tokens=16)
+    timing = plan.time_model(tiny_lm, HashEmbedder(), config, estimate_work(config, 7), repeats=2, load_s=3.0)
+    assert timing.prefill_s > 0 and timing.step_s > 0 and timing.embed_s > 0 and timing.load_s == 3.0
+    assert timing.keyword_step_s == timing.step_s  # the same 32-row shape
+
+
+def test_budget_counts_the_work_of_a_declared_size(no_gpu):
+    report = _budget("--preset", "cpu", "--expected-documents", "300")
+    assert report["work"]["member_token_evaluations"] == 300 * 48
+    assert report["work"]["prediction_decode_forwards"] == 288 and report["work"]["expected_documents"] == 300
+    result = runner.invoke(app, [*BUDGET, "--preset", "cpu", "--expected-documents", "300"])
+    assert result.exit_code == 0 and "Work for 300 documents" in _out(result) and "times the model" in _out(result)
+    assert "work" not in _budget("--preset", "cpu")
+    result = runner.invoke(app, [*BUDGET, "--expected-documents", "0"])
+    assert result.exit_code == 2 and "--expected-documents must be an integer >= 1" in _out(result)
+
+
+def _dry_run(tmp_path, *extra):
+    return ["build", str(tmp_path / "private.jsonl"), "--out", str(tmp_path / "c"), "--epsilon", "10", "--delta", "1e-3",
+            "--ledger", str(tmp_path / "ledger"), "--preset", "paper", "--dry-run", *extra]
+
+
+def test_dry_run_prints_the_plan_and_the_work_and_touches_nothing(tmp_path, no_gpu, loads, monkeypatch):
+    # the input does not exist: a dry run never opens it; no ledger, no output folder
+    timing = Timing(prefill_s=1.0, step_s=2.0, keyword_step_s=0.5, embed_s=0.25)
+    monkeypatch.setattr(plan, "time_model", lambda lm, embedder, config, work, **k: timing)
+    args = _dry_run(tmp_path, "--K", "3", "--R", "6", "--L", "2", "--k", "5", "--T", "4", "--task", "medical",
+                    "--expected-documents", "7")
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    out = _out(result)
+    assert "Calibrated parameters" in out and "Privacy report" in out and "epsilon (Bun-Steinke)" in out
+    assert "Work for 7 documents (declared; estimates)" in out
+    assert "20 prefills, 42 decode forwards" in out  # test_work_closed_forms
+    assert plan.minutes(20 * 1.0 + 24 * 2.0 + 18 * 0.5 + 13 * 0.25) in out and "80 s" in out
+    assert "dry run: no data read, nothing spent, nothing written." in out
+    assert [kind for kind, _ in loads] == ["embedder", "lm"]  # the models timed, the embedder first as the build
+    assert not (tmp_path / "c").exists() and not (tmp_path / "ledger").exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dry_run_without_a_declared_size_loads_nothing_and_says_what_it_needs(tmp_path, no_gpu, no_models):
+    result = runner.invoke(app, _dry_run(tmp_path, "--no-self-filter"))
+    assert result.exit_code == 0, result.output
+    assert "pass --expected-documents N (a declared, public size" in _out(result) and "Privacy report" in _out(result)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture()
+def fake_build(monkeypatch):
+    """`build_corpus` replaced: records its keywords and writes a small corpus (no model runs)."""
+    import dpsynrag.pipeline.build as build_module
+    from dpsynrag.corpus import CorpusWriter
+
+    seen: dict = {}
+
+    def fake(documents, out, config, **kw):
+        seen.update(kw, config=config)
+        records = [{"id": i, "keyword": f"w{i}", "text": f"the patient has fever {i}", "kept": True} for i in range(4)]
+        manifest = {"method": "dp-synrag", "config": {}, "model": {"spec": None, "name": "tiny-llama"},
+                    "embedder": {"spec": None}, "privacy": privacy_dict()}
+        with CorpusWriter(out) as writer:
+            return writer.finish(records, manifest, HashEmbedder())
+
+    monkeypatch.setattr(build_module, "build_corpus", fake)
+    return seen
+
+
+@pytest.mark.parametrize("step_s, warned", [(10.0, True), (0.01, False)])
+def test_a_build_estimated_over_30_minutes_says_so_before_it_starts(tmp_path, no_gpu, loads, fake_build, monkeypatch,
+                                                                     step_s, warned):
+    timing = Timing(prefill_s=0.01, step_s=step_s, keyword_step_s=0.01, embed_s=0.01)
+    monkeypatch.setattr(plan, "time_model", lambda lm, embedder, config, work, **k: timing)
+    data = tmp_path / "t.jsonl"
+    data.write_text(json.dumps({"body": "a ticket"}) + "\n")
+    args = ["build", str(data), "--out", str(tmp_path / "c"), "--epsilon", "10", "--delta", "1e-3", "--text-field", "body",
+            "--no-self-filter", "--preset", "cpu", "--expected-documents", "300", "--ledger", str(tmp_path / "led")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    seconds = estimate_seconds(estimate_work(fake_build["config"], 300), timing)
+    assert (seconds > 30 * 60) == warned  # 288 decode forwards of 10 s: 48 minutes
+    out = _out(result)
+    assert ("warning: this build is estimated to take" in out) == warned
+    if warned:
+        assert f"to take {plan.minutes(seconds)} on this machine for 300 documents (over 30 minutes)" in out
+        assert out.index("estimated to take") < out.index("built")
+    assert fake_build["lm"] is loads.lm and isinstance(fake_build["embedder"], HashEmbedder)  # loaded once
+    assert [kind for kind, _ in loads] == ["embedder", "lm"]
+
+
+def test_a_build_without_a_declared_size_says_how_to_get_an_estimate(tmp_path, no_gpu, fake_build):
+    data = tmp_path / "t.jsonl"
+    data.write_text(json.dumps({"text": "a ticket"}) + "\n")
+    result = runner.invoke(app, ["build", str(data), "--out", str(tmp_path / "c"), "--epsilon", "10", "--delta", "1e-3",
+                                 "--preset", "demo", "--ledger", str(tmp_path / "led")])
+    assert result.exit_code == 0, result.output
+    out = _out(result)
+    assert "preset demo (--preset)" in out and "no self-filter: preset demo" in out
+    assert "pass --expected-documents N" in out and fake_build["lm"] is None  # the build loads its models itself
+    assert fake_build["config"].self_filter is False and fake_build["config"].k == 40
+
+
+# ------------------------------------------------------------------------------------------- the README
+
+
+def _readme_commands(section: str = "## Your own data") -> list[list[str]]:
+    """The `dpsynrag` commands of the first bash block of a README section, as argument lists."""
+    import shlex
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = text.split(section, 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    lines = [line for line in block.replace("\\\n", " ").splitlines() if line.startswith(".venv/bin/dpsynrag ")]
+    return [shlex.split(line)[1:] for line in lines]
+
+
+@pytest.mark.slow
+def test_the_readmes_own_data_cpu_commands_plan_then_build_a_corpus(tmp_path, offline_lm, offline_embedder, monkeypatch):
+    """The README's laptop commands as written (the offline models), on 60 generated tickets, seeded; the
+    dry run writes nothing, the build writes a corpus whose texts name no customer."""
+    from tickets import write_tickets
+
+    from dpsynrag.corpus import SyntheticCorpus
+    from dpsynrag.models import Embedder, LanguageModel
+
+    monkeypatch.setattr(LanguageModel, "load", classmethod(lambda cls, *a, **k: offline_lm))  # loaded once per session
+    monkeypatch.setattr(Embedder, "load", classmethod(lambda cls, *a, **k: offline_embedder))
+    data = write_tickets(tmp_path / "tickets.jsonl", n=60, seed=0)
+    out = tmp_path / "runs" / "tickets"
+    dry_run, build, query = _readme_commands()
+    assert "--dry-run" in dry_run and "--preset" in build and build[build.index("--preset") + 1] == "cpu"
+    assert dry_run == [*build, "--dry-run"] and query[0] == "query"
+
+    def ours(args):
+        args = [str(data) if a == "tickets.jsonl" else str(out) if a == "runs/tickets" else a for a in args]
+        args[args.index("--expected-documents") + 1] = "60"
+        return [*args, "--seed", "0", "--ledger", str(tmp_path / "ledger")]
+
+    result = runner.invoke(app, ours(dry_run))
+    assert result.exit_code == 0, result.output
+    assert "Work for 60 documents" in _out(result) and not out.exists() and not (tmp_path / "ledger").exists()
+    result = runner.invoke(app, ours(build))
+    assert result.exit_code == 0, result.output
+    assert "preset cpu (--preset)" in _out(result) and "built" in _out(result)
+    corpus = SyntheticCorpus.load(out)
+    assert corpus.manifest["num_texts"] >= 1 and corpus.manifest["config"]["R"] == 48
+    names = {json.loads(line)["customer_name"] for line in data.read_text().splitlines()}
+    texts = " ".join(r["text"] for r in corpus.records)
+    assert not [n for n in names if " " in n and n in texts]  # redacted before any model read them
+    result = runner.invoke(app, [str(out) if a == "runs/tickets" else a for a in query])
+    assert result.exit_code == (0 if corpus.manifest["num_kept"] else 2), result.output  # 2: no kept text, said

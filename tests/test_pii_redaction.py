@@ -1,0 +1,253 @@
+"""The automatic PII pass (``--redact-pii``; dpsynrag.data.pii): Presidio's rule-based recognizers over a blank
+spaCy pipeline replace e-mails, phone numbers, card numbers, IBANs, URLs, ... in each document's text by the
+public placeholder before any model reads it; a function of that document alone, from the API to
+``dpsynrag build``, the manifest and the privacy report."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from dpsynrag.cli import app
+from dpsynrag.data import pii
+from dpsynrag.data.io import Document
+from dpsynrag.data.pii import PII_ENTITIES, PIIRedactor, pii_note, pii_spans
+from dpsynrag.data.redaction import DEFAULT_PLACEHOLDER, RedactedDocuments
+from dpsynrag.errors import ConfigError
+from dpsynrag.methods import CorpusMethod, register, unregister
+from dpsynrag.pipeline.run import BuildRun
+
+R = DEFAULT_PLACEHOLDER
+
+
+@pytest.fixture(scope="module")
+def redact():
+    return PIIRedactor()
+
+
+# ------------------------------------------------------------------------------------ closed cases
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Call me at +1 415-555-0132 today.", f"Call me at {R} today."),  # phone, international
+        ("Phone (212) 555-0199 or 020 7946 0958.", f"Phone {R} or {R}."),  # US and UK national formats
+        ("Write to Ada.Lee@Example.COM please", f"Write to {R} please"),  # e-mail in other capitals: one span
+        ("Card 4111 1111 1111 1111 expired", f"Card {R} expired"),  # valid Luhn check digit
+        ("IBAN GB82 WEST 1234 5698 7654 32 is mine", f"IBAN {R} is mine"),  # valid ISO 7064 check
+        ("See https://shop.example.org/orders?id=7 now", f"See {R} now"),  # URL with a scheme
+        ("or www.example.com.", f"or {R}."),  # URL without one
+        ("Server 192.168.10.24 is down", f"Server {R} is down"),  # IPv4
+        ("My SSN is 536-22-8790.", f"My SSN is {R}."),  # US SSN with separators
+        ("mac 00:1A:2B:3C:4D:5E", f"mac {R}"),
+        ("您好，请拨打+86 138 0013 8000。", f"您好，请拨打{R}。"),  # patterns read any script
+    ],
+)
+def test_detected_identifiers_are_replaced(redact, text, expected):
+    assert redact(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I returned the coffee grinder on Monday and paid 325 dollars for 3 items.",  # ordinary words, short numbers
+        "Order ORD-743224 arrived after 12 days, in 2024, at 10:30; code 12345.",  # ids, years, times, 5 digits
+        "My order number is ORD-354704.",  # a valid 6-digit German local number: below MIN_PHONE_DIGITS
+        "Card 4111 1111 1111 1112 expired",  # 16 digits with an invalid Luhn check digit
+        "IBAN GB83 WEST 1234 5698 7654 32 is mine",  # an IBAN with a wrong check
+        "the number 536228790 and ada@localhost",  # a bare 9-digit number without context; no public suffix
+        "Ada Lee wrote about the refund.",  # names: no NER model (declare them with --identifier-field)
+    ],
+)
+def test_ordinary_text_is_kept(redact, text):
+    assert pii_spans(text) == [] and redact(text) == text
+
+
+def test_context_words_raise_weak_matches(redact):
+    # a bare 9-digit number scores 0.05; "social security" within 5 words raises it to 0.4 (SCORE_THRESHOLD)
+    assert redact("social security number 536228790") == f"social security number {R}"
+    assert redact("the number 536228790") == "the number 536228790"
+
+
+def test_overlapping_spans_are_merged_and_the_placeholder_is_public():
+    # the URL recognizer also matches the e-mail's domain: one placeholder for the union of both spans
+    text = "mail ada@shop.example.com, call +44 20 7946 0958"
+    assert pii_spans(text) == [(5, 25), (32, 48)]
+    assert PIIRedactor("<PII>")(text) == "mail <PII>, call <PII>"
+    assert PIIRedactor("<PII>")("nothing here") == "nothing here"
+
+
+def test_the_email_check_never_reaches_the_network(monkeypatch):
+    """tldextract's default extractor (which Presidio's e-mail check calls) fetches the public-suffix list on
+    first use and caches it in the user's folder; the analyzer's reads the bundled snapshot (no request), so
+    a build stays offline."""
+    import requests
+    import tldextract
+
+    calls = []
+
+    def no_network(self, method, url, *args, **kwargs):
+        calls.append(url)
+        raise requests.ConnectionError("offline")
+
+    monkeypatch.setattr(requests.Session, "request", no_network)
+    monkeypatch.setattr(tldextract, "extract", lambda *a, **k: pytest.fail("tldextract's default extractor was used"))
+    pii._analyzer.cache_clear()  # a fresh analyzer, as in a new process
+    try:
+        assert PIIRedactor()("write to ada@example.co.uk") == f"write to {R}"
+    finally:
+        pii._analyzer.cache_clear()
+    assert calls == []
+
+
+# ------------------------------------------------------------------------------------ one document alone
+
+
+def test_a_function_of_one_document_alone(redact):
+    target = Document("t", "Ann (ann@x.org, +1 415-555-0132) asks about the refund.", ("Ann",))
+    others = [Document(str(i), f"call 020 7946 09{i:02d} or see www.shop{i}.com about Ann", ()) for i in range(20)]
+    alone = next(iter(RedactedDocuments([target], pii=redact, identifiers=False))).text
+    assert alone == f"Ann ({R}, {R}) asks about the refund."
+    for collection in ([*others, target], [target, *others], [*others[:3], target, *others[3:]]):
+        redacted = {d.id: d.text for d in RedactedDocuments(collection, pii=redact, identifiers=False)}
+        assert redacted["t"] == alone
+    assert redact(target.text) == alone  # whatever texts the analyzer read before
+
+
+def test_pii_pass_composes_with_identifier_redaction(redact):
+    docs = [Document("0", "Ann Lee (ann.lee@x.org) paid with 4111 1111 1111 1111.", ("Ann Lee",))]
+    both = RedactedDocuments(docs, "<X>", pii=PIIRedactor("<X>"))
+    assert [d.text for d in both] == ["<X> (<X>) paid with <X>."]
+    assert both[0].text == both[0:1][0].text == "<X> (<X>) paid with <X>."
+    assert [d.text for d in RedactedDocuments(docs, "<X>", identifiers=False, pii=PIIRedactor("<X>"))] == [
+        "Ann Lee (<X>) paid with <X>."]
+    assert [d.text for d in RedactedDocuments(docs, "<X>")] == ["<X> (ann.lee@x.org) paid with 4111 1111 1111 1111."]
+
+
+# ------------------------------------------------------------------------------------ builds
+
+
+def _config(**kw):
+    from dpsynrag.baselines.dp_synth import DPSynthConfig
+
+    return DPSynthConfig(epsilon=10.0, delta=1e-3, self_filter=False, **kw)
+
+
+def test_build_run_reads_redacted_texts_and_records_the_pass(tmp_path):
+    docs = [Document("0", "Ann Lee: call +1 415-555-0132.", ("Ann Lee",)), Document("1", "no identifier here", ())]
+    run = BuildRun("dp-synth", docs, tmp_path / "c", _config(redact_pii=True))
+    assert [d.text for d in run.documents] == [f"Ann Lee: call {R}.", "no identifier here"]
+    assert [d.text for d in run.input_documents] == [d.text for d in docs]  # the ledger fingerprints the input
+    record = run.redaction
+    assert record["placeholder"] == R and "identifier_fields" not in record
+    assert record["pii"]["entities"] == list(PII_ENTITIES) and record["pii"]["score_threshold"] == 0.4
+    assert record["pii"]["analyzer"].startswith("presidio-analyzer 2.")
+    assert record["pii"]["nlp_engine"] == 'spacy.blank("en")'
+    notes = run.report(run.accountant(), parameters={}).notes
+    assert notes.count(pii_note(R)) == 1 and "EMAIL_ADDRESS" in pii_note(R)
+
+    run = BuildRun("dp-synth", docs, tmp_path / "d", _config(redact_pii=True, redact_identifiers=True,
+                                                              identifier_placeholder="<X>"), identifier_fields=["name"])
+    assert [d.text for d in run.documents] == ["<X>: call <X>.", "no identifier here"]
+    assert run.redaction["identifier_fields"] == ["name"] and run.redaction["placeholder"] == "<X>"
+    assert BuildRun("dp-synth", docs, tmp_path / "e", _config()).redaction is None
+
+
+def test_dp_synrag_plan_notes_the_pass_once(tmp_path):
+    from dpsynrag.pipeline.config import BuildConfig
+
+    config = BuildConfig(epsilon=10.0, delta=1e-3, K=2, R=4, L=1, k=2, T=2, self_filter=False, redact_pii=True)
+    assert pii_note(R) in config.plan_notes
+    assert pii_note(R) not in BuildConfig(epsilon=10.0, delta=1e-3, K=2, R=4, L=1, k=2, T=2).plan_notes
+    run = BuildRun("dp-synrag", [Document("0", "a b c")], tmp_path / "c", config, plan=config.plan)
+    assert run.report(run.accountant(), parameters={}, notes=config.plan_notes).notes.count(pii_note(R)) == 1
+
+
+@pytest.mark.filterwarnings("ignore:the released keyword 'refund' holds 100%", "ignore:only 1 keyword")
+def test_a_dp_synrag_build_never_makes_the_placeholder_a_keyword(tmp_path, tiny_lm):
+    """End to end through build_corpus (rarity keywords, seeded): every document's rarest word is the
+    placeholder's "redacted" once its phone number is replaced, and the extractor must not see it."""
+    from fakes import HashEmbedder
+
+    from dpsynrag.pipeline.build import build_corpus
+    from dpsynrag.pipeline.config import BuildConfig
+
+    docs = [Document(str(i), f"Please call me at +1 415-555-01{i:02d} about my refund.") for i in range(40)]
+    config = BuildConfig(epsilon=10.0, delta=1e-3, K=1, R=2, L=1, k=5, T=2, extractor="rarity",
+                         open_vocabulary=True, self_filter=False, redact_pii=True, seed=0)
+    corpus = build_corpus(docs, tmp_path / "c", config, lm=tiny_lm, embedder=HashEmbedder())
+    assert [r["keyword"] for r in corpus.records] == ["refund"]
+    assert corpus.manifest["redaction"]["pii"]["entities"] == list(PII_ENTITIES)
+    assert pii_note(R) in corpus.privacy_report.notes
+
+
+# ------------------------------------------------------------------------------------ the CLI
+
+
+class _Capture(CorpusMethod):
+    """Records what a build's method reads, then stops the build (no model is loaded)."""
+
+    name = "capture-pii"
+    label = "Capture"
+    config_class = "dpsynrag.baselines.dp_synth:DPSynthConfig"
+    seen: dict = {}
+
+    def generate(self, run):
+        self.seen.update(config=run.config, texts=[d.text for d in run.documents])
+        raise ConfigError("captured")
+
+
+@pytest.fixture()
+def capture():
+    method = register(_Capture())
+    yield method
+    unregister(method.name)
+
+
+def _args(tmp_path, method):
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps({"text": "Ann Lee, rash; ann@x.org, +1 415-555-0132", "name": "Ann Lee"}) + "\n")
+    return ["build", str(path), "--out", str(tmp_path / "c"), "--epsilon", "10", "--delta", "1e-3",
+            "--method", method, "--no-self-filter"]
+
+
+def test_cli_redact_pii_reaches_the_config_and_the_texts(tmp_path, capture):
+    args = _args(tmp_path, capture.name)
+    result = CliRunner().invoke(app, [*args, "--redact-pii"])
+    assert result.exit_code == 2 and "captured" in result.output, result.output
+    assert capture.seen["config"].redact_pii and not capture.seen["config"].redact_identifiers
+    assert capture.seen["texts"] == [f"Ann Lee, rash; {R}, {R}"]
+
+    result = CliRunner().invoke(app, [*args, "--redact-pii", "--identifier-field", "name",
+                                      "--identifier-placeholder", "<X>"])
+    assert result.exit_code == 2 and capture.seen["texts"] == ["<X>, rash; <X>, <X>"], result.output
+
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2 and not capture.seen["config"].redact_pii
+    assert capture.seen["texts"] == ["Ann Lee, rash; ann@x.org, +1 415-555-0132"]
+
+    result = CliRunner().invoke(app, [*args, "--identifier-placeholder", "<X>"])  # a placeholder needs a pass
+    assert result.exit_code == 2 and "needs --identifier-field (the fields to redact) or --redact-pii" in " ".join(
+        result.output.split())
+    help = CliRunner().invoke(app, ["build", "--help"], env={"COLUMNS": "200"}).output
+    assert "--redact-pii" in help and "pip install 'dpsynrag[pii]'" in " ".join(help.replace("│", " ").split())
+
+
+def test_a_missing_extra_names_the_install_command(tmp_path, monkeypatch, capture):
+    monkeypatch.setitem(sys.modules, "presidio_analyzer", None)  # import presidio_analyzer -> ImportError
+    pii._analyzer.cache_clear()
+    try:
+        with pytest.raises(ConfigError, match=r"--redact-pii needs .*pip install 'dpsynrag\[pii\]'"):
+            PIIRedactor()
+        with pytest.raises(ConfigError, match=r"pip install 'dpsynrag\[pii\]'"):
+            BuildRun("dp-synth", [Document("0", "a")], tmp_path / "c", _config(redact_pii=True))
+        capture.seen.clear()
+        result = CliRunner().invoke(app, [*_args(tmp_path, capture.name), "--redact-pii"])
+        assert result.exit_code == 2 and "pip install 'dpsynrag[pii]'" in " ".join(result.output.split())
+        assert capture.seen == {} and not (tmp_path / "c").exists()  # nothing read, nothing written
+    finally:
+        pii._analyzer.cache_clear()
