@@ -126,3 +126,26 @@ def medical_slice():
     from dpsynrag.tasks import get_task
 
     return get_task("medical").load_database(limit=150)
+
+
+@pytest.fixture()
+def capture():
+    """A registered corpus method that records what a build reads (its config and the texts of its
+    documents, as the method sees them), then stops the build with ConfigError("captured") before any model
+    is loaded: ``capture.name`` for ``--method``, ``capture.seen`` for what it read."""
+    from dpsynrag.errors import ConfigError
+    from dpsynrag.methods import CorpusMethod, register, unregister
+
+    class Capture(CorpusMethod):
+        name = "capture-build"
+        label = "Capture"
+        config_class = "dpsynrag.baselines.dp_synth:DPSynthConfig"
+        seen: dict = {}
+
+        def generate(self, run):
+            self.seen.update(config=run.config, texts=[d.text for d in run.documents])
+            raise ConfigError("captured")
+
+    method = register(Capture())
+    yield method
+    unregister(method.name)

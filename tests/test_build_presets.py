@@ -90,7 +90,7 @@ def test_preset_fields_are_the_methods_eval_parameters_minus_the_builds_own():
     assert synrag == {k: v for k, v in cpu.synrag.items() if k != "redact_identifiers"}  # redaction: --identifier-field
     assert synrag["K"] == 1 and synrag["R"] == 48 and synrag["extractor"] == "rarity"
     # DP-Synth's batch size becomes a number of batches only from a declared (public) size, never from the data
-    assert preset_fields(get_method("dp-synth"), cpu) == {"T": 32, "max_document_tokens": 96}
+    assert preset_fields(get_method("dp-synth"), cpu) == {"T": 32, "max_document_tokens": 96, "self_filter": False}
     assert preset_fields(get_method("dp-synth"), cpu, expected_documents=250)["num_batches"] == math.ceil(250 / 100)
     assert "epsilon_per_query" not in preset_fields(get_method("dp-rag"), cpu)  # --epsilon sets it
     assert preset_fields(get_method("dp-rag"), cpu) == {"max_new_tokens": 24, "max_document_tokens": 96}
@@ -165,8 +165,8 @@ def test_a_preset_without_self_filter_builds_without_a_task_and_says_so(tmp_path
     result = runner.invoke(app, [*base, "--preset", "demo", "--filter-prompt", FILTER])
     assert result.exit_code == 0, result.output
     assert "no self-filter" not in _out(result) and configs[-1].self_filter is True
-    # the cpu preset self-filters: without a task or prompt the build is refused, naming the ways out
-    result = runner.invoke(app, [*base, "--preset", "cpu"])
+    # the paper preset self-filters: without a task or prompt the build is refused, naming the ways out
+    result = runner.invoke(app, [*base, "--preset", "paper"])
     assert result.exit_code == 2 and "--filter-prompt" in _out(result) and "--no-self-filter" in _out(result)
 
 
@@ -187,14 +187,14 @@ def test_work_closed_forms():
     assert (work.prefills, work.decode_forwards) == (7 + 7 + 6, 24 + 18)
 
     # the cpu preset on the 300 tickets of issue 28: rarity keywords (no model), public prior (one public row
-    # per cluster), 2 batches of 64-row forwards (R·k = 1440 >= 256), self-filter and fluency filter
+    # per cluster), 2 batches of 64-row forwards (R·k = 1440 >= 256), fluency filter (no self-filter)
     cpu = BuildConfig(epsilon=10, delta=1e-3, **preset_fields(get_method("dp-synrag"), PRESETS["cpu"]))
     work = estimate_work(cpu, 300)
     assert (work.keyword_prefills, work.keyword_decode_forwards) == (0, 0)
     assert (work.member_rows, work.public_rows, work.step_rows) == (300, 48, 64)
     assert work.member_token_evaluations == 300 * 48
     assert work.prediction_decode_forwards == 48 * 2 * math.ceil((300 + 48) / (2 * 64)) == 288
-    assert work.filter_forwards == 2 * 48 and work.prediction_prefills == 300 + 1
+    assert work.filter_forwards == 48 and work.prediction_prefills == 300 + 1
     # the paper's settings on them: 5 clusters per document, 20 batches, the LLM extractor
     paper = estimate_work(BuildConfig(epsilon=10, delta=1e-3), 300)
     assert paper.member_rows == 1500 and paper.member_token_evaluations == 1500 * 70

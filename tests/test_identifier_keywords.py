@@ -131,3 +131,29 @@ def test_a_ticket_build_releases_topics_and_no_identifier(tmp_path, tiny_lm):
                                      for t in tickets))
     assert len(released) >= 10
     assert not set(released) & identifier_words
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Document: [REDACTED] enjoys drama films.", "[REDACTED] enjoys drama films."),
+        ("  Document:\nThe patient has a rash.", "The patient has a rash."),
+        ("The Document: stays inside.", "The Document: stays inside."),
+        ("document: lower case is not the label", "document: lower case is not the label"),
+    ],
+)
+def test_the_echoed_rephrase_label_is_cut_from_released_texts(text, expected):
+    from dpsynrag.pipeline.prompts import strip_echoed_label
+
+    assert strip_echoed_label(text) == expected
+
+
+def test_cpu_preset_builds_without_the_self_filter_and_lists_no_duplicate_ablation():
+    """The offline model's YES/NO judgements are worse than chance (MovieLens seeds 0-2 kept 1 of 7 texts,
+    rejecting the fluent ones): the cpu preset's corpus methods do not self-filter."""
+    from dpsynrag.eval.presets import get_preset
+
+    cpu = get_preset("cpu")
+    assert cpu.synrag["self_filter"] is False and cpu.dp_synth["self_filter"] is False
+    assert cpu.aug_pe["self_filter"] is False and "dp-synrag-no-self-filter" not in cpu.methods
+    assert get_preset("paper").synrag.get("self_filter", True) is True

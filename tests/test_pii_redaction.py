@@ -17,7 +17,6 @@ from dpsynrag.data.io import Document
 from dpsynrag.data.pii import PII_ENTITIES, PIIRedactor, pii_note, pii_spans
 from dpsynrag.data.redaction import DEFAULT_PLACEHOLDER, RedactedDocuments
 from dpsynrag.errors import ConfigError
-from dpsynrag.methods import CorpusMethod, register, unregister
 from dpsynrag.pipeline.run import BuildRun
 
 R = DEFAULT_PLACEHOLDER
@@ -186,26 +185,6 @@ def test_a_dp_synrag_build_never_makes_the_placeholder_a_keyword(tmp_path, tiny_
 
 
 # ------------------------------------------------------------------------------------ the CLI
-
-
-class _Capture(CorpusMethod):
-    """Records what a build's method reads, then stops the build (no model is loaded)."""
-
-    name = "capture-pii"
-    label = "Capture"
-    config_class = "dpsynrag.baselines.dp_synth:DPSynthConfig"
-    seen: dict = {}
-
-    def generate(self, run):
-        self.seen.update(config=run.config, texts=[d.text for d in run.documents])
-        raise ConfigError("captured")
-
-
-@pytest.fixture()
-def capture():
-    method = register(_Capture())
-    yield method
-    unregister(method.name)
 
 
 def _args(tmp_path, method):

@@ -15,7 +15,6 @@ from dpsynrag.cli import app
 from dpsynrag.data.io import Document, DocumentFile, load_documents, write_jsonl_atomic
 from dpsynrag.data.redaction import DEFAULT_PLACEHOLDER, RedactedDocuments, redact_identifiers
 from dpsynrag.errors import ConfigError, DataError
-from dpsynrag.methods import CorpusMethod, register, unregister
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.pipeline.run import BuildRun
 
@@ -165,26 +164,6 @@ def test_redaction_of_a_file_needs_identifier_fields(tmp_path, monkeypatch):
 
 
 # ------------------------------------------------------------------------------------ the CLI
-
-
-class _Capture(CorpusMethod):
-    """Records what a build's method reads, then stops the build (no model is loaded)."""
-
-    name = "capture-redaction"
-    label = "Capture"
-    config_class = "dpsynrag.baselines.dp_synth:DPSynthConfig"
-    seen: dict = {}
-
-    def generate(self, run):
-        self.seen.update(config=run.config, texts=[d.text for d in run.documents])
-        raise ConfigError("captured")
-
-
-@pytest.fixture()
-def capture():
-    method = register(_Capture())
-    yield method
-    unregister(method.name)
 
 
 def test_cli_identifier_field_turns_redaction_on(tmp_path, capture):

@@ -221,7 +221,8 @@ def test_registry_prompts_and_presets():
     assert config.preset.name == "searchqa-cpu" and config.methods == SEARCHQA_METHODS
     # a preset that self-filters, or the no-self-filter ablation, is refused before any data is read
     with pytest.raises(ConfigError, match="no self-filter prompt, so it cannot run dp-synth, aug-pe, dp-synrag,"):
-        EvalConfig.create(task="searchqa", out="unused", preset="cpu")
+        EvalConfig.create(task="searchqa", out="unused", preset="paper")
+    assert EvalConfig.create(task="searchqa", out="unused", preset="cpu")  # cpu self-filters no corpus
     with pytest.raises(ConfigError, match="cannot run dp-synrag-no-self-filter with preset 'searchqa-paper'"):
         EvalConfig.create(task="searchqa", out="unused", preset="searchqa-paper", methods="dp-synrag-no-self-filter")
     assert EvalConfig.create(task="searchqa", out="unused", preset="cpu", methods="non-rag,rag,dp-rag")

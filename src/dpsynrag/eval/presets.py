@@ -11,7 +11,10 @@
   per-cluster budget; the L = 1 ablation is then the same build), open vocabulary, R = 48, L = 1,
   k = 30, T = 48, public-prior decoding with ω = 0.25 (benchmarks/results/bench_utility.md), each document's
   identifiers redacted (the task's ``identifier_fields``), threshold excess weight 0.25 and one index copy
-  per 10 documents of a cluster's released count (benchmarks/results/bench_utility_redact_copies.md);
+  per 10 documents of a cluster's released count (benchmarks/results/bench_utility_redact_copies.md); no
+  self-filter in any corpus method (the offline model's YES/NO judgements are worse than chance: on
+  MovieLens, seeds 0–2, it kept 1 of 7 texts each time, rejecting the fluent ones; the fluency filter drops
+  token soup instead), so no no-self-filter ablation;
   DP-RAG with 24 answer tokens (top-p 0.02); DP-Synth with 10 batches of 100 and T = 32;
   Aug-PE with a population of 48, 3 iterations, T = 32. Multi-query: m in {1, 2, 5} at
   ε_total = 10 on 50 questions, about 20 minutes (smaller per-query budgets make DP-RAG's private
@@ -128,15 +131,17 @@ PRESETS: dict[str, EvalPreset] = {
         answer_tokens=24,
         synrag=_frozen(dict(
             K=1, R=48, L=1, k=30, T=48, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
-            decoding="public-prior", public_weight=0.25, fluency_threshold=-8.0,
+            decoding="public-prior", public_weight=0.25, fluency_threshold=-8.0, self_filter=False,
             redact_identifiers=True, threshold_excess_weight=0.25, index_copy_size=10, prediction_checkpoints=2,
         )),
         dp_rag=_frozen(dict(max_new_tokens=24, max_document_tokens=96)),
-        dp_synth=_frozen(dict(batch_size=100, T=32, max_document_tokens=96)),
-        aug_pe=_frozen(dict(population_size=48, iterations=3, L=2, T=32, max_document_tokens=96)),
+        dp_synth=_frozen(dict(batch_size=100, T=32, max_document_tokens=96, self_filter=False)),
+        aug_pe=_frozen(dict(population_size=48, iterations=3, L=2, T=32, max_document_tokens=96, self_filter=False)),
         mq_m=(1, 2, 5),
         mq_epsilon_totals=(10.0,),
         mq_questions=50,
+        methods=("non-rag", "rag", "dp-rag", "dp-synth", "aug-pe", "dp-synrag", "dp-synrag-l1",
+                 "dp-synrag-no-outlier-removal"),
     ),
     "paper": EvalPreset(
         name="paper",

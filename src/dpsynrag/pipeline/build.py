@@ -52,7 +52,7 @@ from dpsynrag.pipeline.clustering import (
 )
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.pipeline.keywords import excluded_words, extract_keyword_sets, keyword_view, make_extractor
-from dpsynrag.pipeline.prompts import KEYWORD_SLOT, REPHRASE_PROMPT
+from dpsynrag.pipeline.prompts import KEYWORD_SLOT, REPHRASE_PROMPT, strip_echoed_label
 from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.privacy.mechanisms import (
     exponential_threshold,
@@ -340,7 +340,8 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     ids = checkpoint.predict(predict, len(cluster_prompts), batches=config.prediction_checkpoints if ray is None else 1,
                              display=display)
     display.end()
-    synthetic = [opening + lm.tokenizer.decode(t, skip_special_tokens=True) for t in ids]
+    # the echoed "Document:" label is cut from each released text (post-processing: free)
+    synthetic = [opening + strip_echoed_label(lm.tokenizer.decode(t, skip_special_tokens=True)) for t in ids]
     timings["private_prediction_s"] = time.time() - t
     log.info("stage 2d: %d synthetic texts generated", len(synthetic))
     unit_of = [(r, j) for r, j, _ in units]  # public: cluster and group indices only
