@@ -1,10 +1,13 @@
-"""`dpsynrag serve`: every endpoint on loopback, bad requests, API keys, concurrency, and answering with an
-OpenAI-compatible endpoint (a tiny local server). Corpora are written directly; the models are the tiny
-fakes (hash embedder, tiny Llama)."""
+"""`dpsynrag serve`: every endpoint on loopback, bad requests, API keys, concurrency, answering with an
+OpenAI-compatible endpoint (a tiny local server), and serving at load (micro-batching equal to unbatched
+retrieval, full queue -> 503, timeout -> 504, graceful shutdown). Corpora are written directly; the models
+are the tiny fakes (hash embedder, tiny Llama, a tiny sentence-transformers BERT where padding matters)."""
 
 from __future__ import annotations
 
 import json
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -13,6 +16,7 @@ import pytest
 from fakes import HashEmbedder
 from fastapi.testclient import TestClient
 from servers import TEXTS, LoopbackServer, fake_openai_app, write_corpus
+from test_embedder import tiny_st_folder  # noqa: F401 - a fixture: the tiny sentence-transformers model
 from typer.testing import CliRunner
 
 from dpsynrag.cli import app as cli_app
@@ -20,7 +24,8 @@ from dpsynrag.corpus import SyntheticCorpus
 from dpsynrag.errors import ConfigError, CorpusError, EndpointError
 from dpsynrag.models.endpoint import OpenAIChatModel
 from dpsynrag.rag import DEFAULT_SYSTEM_PROMPT, answer_user_prompt
-from dpsynrag.serve import CorpusService, ServiceLimits, create_app, read_api_keys
+from dpsynrag.serve import (BatchPolicy, CorpusService, MicroBatcher, ServiceLimits, ServiceUnavailable, create_app,
+                            read_api_keys)
 
 runner = CliRunner()
 LIMITS = ServiceLimits(max_question_chars=200, max_top_k=5, max_answer_tokens=8, default_answer_tokens=4, max_body_bytes=2048)
@@ -56,7 +61,7 @@ def expected_ranking(corpus_dir, question, k):
 
 
 def test_healthz_corpora_and_report(client, folders):
-    assert client.get("/healthz").json() == {"status": "ok", "corpora": 3}
+    assert client.get("/healthz").json() == {"status": "ok", "corpora": 3, "queued": 0}
     listing = {c["name"]: c for c in client.get("/v1/corpora").json()["corpora"]}
     assert set(listing) == {"notes", "half", "empty"}
     assert (listing["notes"]["num_kept"], listing["half"]["num_kept"], listing["empty"]["num_kept"]) == (6, 3, 0)
@@ -293,7 +298,7 @@ def test_serve_command_end_to_end(tmp_path, offline_embedder):
     try:
         for _ in range(600):  # readiness (model loading), not a timing assertion: give up after ~5 min
             try:
-                if httpx.get(f"{url}/healthz").json() == {"status": "ok", "corpora": 1}:
+                if httpx.get(f"{url}/healthz").json() == {"status": "ok", "corpora": 1, "queued": 0}:
                     break
             except httpx.TransportError:
                 pass
@@ -314,3 +319,216 @@ def test_serve_command_end_to_end(tmp_path, offline_embedder):
         out = proc.communicate(timeout=60)[0]
     assert "serving notes: 6 of 6 texts kept" in out and "NOT for release" in out
     assert "fever and cough" not in out  # the access log never quotes a request
+
+
+# --- serving at load (issue 31): micro-batching, bounded queue, timeout, graceful shutdown ---------------------
+
+class GatedEmbedder(HashEmbedder):
+    """A HashEmbedder whose :meth:`encode` waits until ``gate`` is set (``entered`` is set on entry), and
+    records each call's number of texts in ``sizes``."""
+
+    def __init__(self):
+        super().__init__()
+        self.gate, self.entered, self.sizes = threading.Event(), threading.Event(), []
+
+    def encode(self, texts, batch_size=64, progress=False):
+        self.sizes.append(len(texts))
+        self.entered.set()
+        assert self.gate.wait(30), "the test never opened the gate"
+        return super().encode(texts, batch_size, progress)
+
+
+def wait_until(condition, what: str) -> None:
+    for _ in range(3000):  # readiness, not a timing assertion: give up after ~30 s
+        if condition():
+            return
+        time.sleep(0.01)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def test_batched_retrieval_equals_alone_with_a_padded_model(tmp_path, tiny_st_folder):
+    """Questions of different lengths embedded in one padded forward pass: ranking equal to each question
+    alone, scores within the documented 1e-5 (float rounding), and each result routed to its own request."""
+    from dpsynrag.models import Embedder
+
+    emb = Embedder.load(tiny_st_folder, device="cpu")
+    texts = ["the patient has fever and cough", "the doctor gave a drug dose for the rash", "blood test of the heart and lung",
+             "red skin and blue skin", "the flu", "pain in the lung and the heart of the patient", "green drug", "a rash"]
+    write_corpus(tmp_path / "notes", emb, texts=texts)
+    questions = ["fever", "the doctor and the patient", "heart lung blood pain red blue green flu rash the a",
+                 "drug dose", "skin", "cough cough", "a patient with a rash and a fever and a cough", "the the the"]
+    service = CorpusService.load([tmp_path / "notes"], embedder=emb, retrieval_only=True,
+                                 batching=BatchPolicy(max_batch=len(questions), max_wait_ms=2000))
+    r = service.retrievers["notes"]
+    alone = {(q, k): r.search([q], k)[0] for q in questions for k in (3, 8)}
+    sizes = []
+    encode = emb.encode
+    emb.encode = lambda texts, batch_size=1, progress=False: (sizes.append(batch_size), encode(texts, batch_size=batch_size))[1]
+    futures = {(q, k): service.submit_search("notes", q, k) for k in (3, 8) for q in questions}
+    batched = {key: f.result(30) for key, f in futures.items()}
+    assert sizes and max(sizes) == len(questions)  # the questions were embedded together
+    for key in alone:
+        assert [h.id for h in batched[key]] == [h.id for h in alone[key]], key
+        assert [h.score for h in batched[key]] == pytest.approx([h.score for h in alone[key]], abs=1e-5)
+        assert [h.text for h in batched[key]] == [h.text for h in alone[key]]
+    assert service.close(10)
+
+
+@pytest.mark.slow
+def test_batched_ranking_equals_alone_on_the_benchmark_questions(tmp_path, offline_embedder):
+    """all-MiniLM-L6-v2 on the 100 questions of benchmarks/bench_serve.py over 60 of its stand-in texts."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("bench_serve", Path(__file__).parents[1] / "benchmarks" / "bench_serve.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    texts = [f"The patient reports {a} and {b}; the doctor advised rest."
+             for a, b in zip(bench.SYMPTOMS * 4, bench.SYMPTOMS[3:] + bench.SYMPTOMS[:3] + bench.SYMPTOMS[::-1] * 3)][:60]
+    write_corpus(tmp_path / "standin", offline_embedder, texts=texts)
+    service = CorpusService.load([tmp_path / "standin"], embedder=offline_embedder, retrieval_only=True,
+                                 batching=BatchPolicy(max_batch=32, max_wait_ms=2000))
+    r = service.retrievers["standin"]
+    futures = [service.submit_search("standin", q, 5) for q in bench.QUESTIONS]
+    for q, f in zip(bench.QUESTIONS, futures):
+        alone, batched = r.search([q], 5)[0], f.result(60)
+        assert [h.id for h in batched] == [h.id for h in alone]
+        assert [h.score for h in batched] == pytest.approx([h.score for h in alone], abs=bench.SCORE_TOLERANCE)
+
+
+def test_full_queue_gets_503_with_retry_after(folders):
+    emb = GatedEmbedder()
+    service = CorpusService.load([folders / "notes"], embedder=emb, retrieval_only=True,
+                                 batching=BatchPolicy(max_batch=1, queue_size=2))
+    client = TestClient(create_app(service, limits=LIMITS))
+    running = service.submit_search("notes", "fever and cough", 2)
+    wait_until(emb.entered.is_set, "the first batch")
+    queued = [service.submit_search("notes", q, 2) for q in ("rash on the skin", "heart test")]
+    assert client.get("/healthz").json()["queued"] == 2
+    r = client.post("/v1/retrieve", json={"corpus": "notes", "question": "drug dose secret", "top_k": 2})
+    assert r.status_code == 503 and "at capacity (2 questions wait)" in r.json()["detail"]
+    assert int(r.headers["retry-after"]) >= 1 and "secret" not in r.text
+    r = client.post("/v1/query", json={"corpus": "notes", "question": "drug dose"})
+    assert r.status_code == 501  # retrieval-only is decided before queueing
+    emb.gate.set()
+    for f, (q, k) in zip([running, *queued], [("fever and cough", 2), ("rash on the skin", 2), ("heart test", 2)]):
+        assert [(h.id, pytest.approx(h.score, abs=1e-6)) for h in f.result(30)] == expected_ranking(folders / "notes", q, k)
+    r = client.post("/v1/retrieve", json={"corpus": "notes", "question": "drug dose", "top_k": 2})
+    assert r.status_code == 200 and [h["id"] for h in r.json()["results"]] == [i for i, _ in expected_ranking(folders / "notes", "drug dose", 2)]
+
+
+def test_request_timeout_gets_504_and_drops_the_waiting_search(folders, tiny_lm):
+    emb = GatedEmbedder()
+    service = CorpusService.load([folders / "notes"], embedder=emb, lm=tiny_lm, batching=BatchPolicy(max_batch=1))
+    limits = ServiceLimits(max_question_chars=200, max_top_k=5, max_answer_tokens=8, default_answer_tokens=4,
+                           request_timeout_s=0.2)
+    client = TestClient(create_app(service, limits=limits))
+    running = service.submit_search("notes", "fever", 1)
+    wait_until(emb.entered.is_set, "the first batch")
+    r = client.post("/v1/retrieve", json={"corpus": "notes", "question": "rash", "top_k": 1})
+    assert r.status_code == 504 and "request timeout (0.2 s)" in r.json()["detail"]
+    r = client.post("/v1/query", json={"corpus": "notes", "question": "rash", "top_k": 1})
+    assert r.status_code == 504
+    wait_until(lambda: service.queued() == 0, "the timed-out searches to leave the queue")
+    emb.gate.set()
+    assert [h.id for h in running.result(30)] == [expected_ranking(folders / "notes", "fever", 1)[0][0]]
+    assert client.post("/v1/retrieve", json={"corpus": "notes", "question": "heart", "top_k": 1}).status_code == 200
+    assert emb.sizes == [1, 1]  # "fever", then "heart": the two timed-out searches were never embedded
+    lock = service._lm_locks[id(tiny_lm)]  # the local model busy with another answer past the timeout
+    with lock:
+        r = client.post("/v1/query", json={"corpus": "notes", "question": "rash", "top_k": 1})
+    assert r.status_code == 504
+    assert client.post("/v1/query", json={"corpus": "notes", "question": "rash", "top_k": 1}).status_code == 200
+
+
+def test_batcher_batches_and_close_finishes_queued_items():
+    gate, sizes = threading.Event(), []
+
+    def double(items):
+        sizes.append(len(items))
+        assert gate.wait(30)
+        return [2 * x for x in items]
+
+    batcher = MicroBatcher(double, BatchPolicy(max_batch=3, max_wait_ms=1000, queue_size=10))
+    futures = [batcher.submit(x) for x in range(7)]
+    wait_until(lambda: sizes, "the first batch")
+    assert not batcher.close(timeout=0.05)  # still running: gated
+    with pytest.raises(ServiceUnavailable, match="shutting down") as info:
+        batcher.submit(99)
+    assert info.value.retry_after >= 1
+    gate.set()
+    assert batcher.close(timeout=30)
+    assert [f.result(0) for f in futures] == [0, 2, 4, 6, 8, 10, 12]
+    assert sizes == [3, 3, 1]  # full batches, then what was left when closing (no wait for more)
+
+    boom = MicroBatcher(lambda items: 1 / 0, BatchPolicy(max_batch=2, max_wait_ms=0))
+    with pytest.raises(ZeroDivisionError):
+        boom.submit(1).result(30)
+    assert boom.close(30)
+
+
+def test_batcher_closes_a_batch_after_max_wait():
+    sizes = []
+    batcher = MicroBatcher(lambda items: sizes.append(len(items)) or items, BatchPolicy(max_batch=100, max_wait_ms=50))
+    first = batcher.submit("a")
+    assert first.result(30) == "a"  # alone: the batch closed after its wait, not at max_batch
+    assert sizes == [1]
+    assert batcher.close(30)
+    for bad in (dict(max_batch=0), dict(queue_size=0), dict(max_wait_ms=-1), dict(max_wait_ms=float("nan")), dict(max_batch=2.5)):
+        with pytest.raises(ConfigError):
+            BatchPolicy(**bad)
+    with pytest.raises(ConfigError, match="--request-timeout"):
+        ServiceLimits(request_timeout_s=0)
+
+
+def test_sigterm_answers_the_requests_in_flight(folders):
+    """uvicorn's SIGTERM handler (``handle_exit``) while 3 requests wait for the embedder: all 3 get their
+    answers, new connections are refused, and the application's shutdown closes the batchers."""
+    import signal
+
+    emb = GatedEmbedder()
+    service = CorpusService.load([folders / "notes"], embedder=emb, retrieval_only=True, batching=BatchPolicy(max_batch=1))
+    asks = [("fever and cough", 2), ("rash on the skin", 3), ("heart test", 1)]
+    server = LoopbackServer(create_app(service, limits=LIMITS))
+    with server as url:
+        with ThreadPoolExecutor(3) as pool:
+            futures = [pool.submit(httpx.post, f"{url}/v1/retrieve", json={"corpus": "notes", "question": q, "top_k": k},
+                                   timeout=60) for q, k in asks]
+            wait_until(lambda: emb.entered.is_set() and service.queued() == 2, "3 requests in flight")
+            server.server.handle_exit(signal.SIGTERM, None)
+
+            def refused() -> bool:
+                try:
+                    httpx.get(f"{url}/healthz", timeout=5)
+                except httpx.TransportError:
+                    return True
+                return False
+
+            wait_until(refused, "uvicorn to stop accepting connections")
+            emb.gate.set()
+            responses = [f.result(60) for f in futures]
+        server.thread.join(30)
+        assert not server.thread.is_alive()
+    for (q, k), r in zip(asks, responses):
+        assert r.status_code == 200
+        assert [(h["id"], pytest.approx(h["score"], abs=1e-6)) for h in r.json()["results"]] == expected_ranking(folders / "notes", q, k)
+    with pytest.raises(ServiceUnavailable, match="shutting down"):
+        service.submit_search("notes", "fever")
+
+
+def test_serve_command_passes_the_load_settings(folders, monkeypatch):
+    import uvicorn
+
+    from dpsynrag.models import Embedder
+
+    monkeypatch.setattr(Embedder, "load", classmethod(lambda cls, *a, **k: HashEmbedder()))
+    seen = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(app=app, **kw))
+    result = runner.invoke(cli_app, ["serve", str(folders / "notes"), "--retrieval-only", "--max-batch", "7",
+                                     "--max-wait-ms", "2.5", "--queue-size", "9", "--request-timeout", "12"])
+    assert result.exit_code == 0, result.output
+    assert seen["timeout_graceful_shutdown"] == 17  # the request timeout plus 5 s
+    assert "up to 7 questions per forward pass, 2.5 ms wait, 9 queued at most; request timeout 12 s" in " ".join(result.output.split())
+    for flag, value in (("--max-batch", "0"), ("--queue-size", "0"), ("--max-wait-ms", "-1"), ("--request-timeout", "0")):
+        result = runner.invoke(cli_app, ["serve", str(folders / "notes"), "--retrieval-only", flag, value])
+        assert result.exit_code == 2 and flag in result.output, (flag, result.output)

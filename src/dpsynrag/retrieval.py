@@ -19,6 +19,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from dpsynrag.errors import ConfigError, CorpusError, EndpointError
 from dpsynrag.rag import check_questions
 
@@ -112,18 +114,70 @@ class CorpusRetriever:
             ConfigError: bad ``top_k``. DataError: a blank or non-string question.
         """
         questions = check_questions(questions)
-        top_k = self.default_top_k if top_k is None else top_k
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-            raise ConfigError(f"`top_k` must be an integer >= 1. Found {top_k!r}.")
+        top_k = self.resolve_top_k(top_k)
         if not len(self) or not questions:
             return [[] for _ in questions]
+        return self.search_vectors(self.encode(questions), top_k, repeat_copies=repeat_copies)
+
+    def encode(self, questions: Sequence[str], *, batch_size: int = 1) -> np.ndarray:
+        """The questions' unit-norm embeddings, float32 ``[len(questions), dim]``, under :attr:`lock`.
+
+        Args:
+            questions: non-empty strings.
+            batch_size: questions per forward pass (>= 1). 1, the default, calls ``embedder.encode(questions)``
+                as :meth:`search` does: an :class:`~dpsynrag.models.Embedder` then embeds each question alone,
+                bit for bit the same whatever else is asked. A larger batch is faster, but the model pads the
+                batch to its longest question and padding changes float rounding: cosine scores then differ
+                from the unbatched ones by float32 rounding only. Tolerance: 1e-5 absolute (measured: at most
+                5.1e-7 with all-MiniLM-L6-v2 on the 100 questions of benchmarks/bench_serve.py; tested in
+                tests/test_serve.py), so rankings are equal except between texts whose scores are that close.
+                Questions are public (METHOD.md §0: everything after the build is post-processing), so
+                batching them is allowed; private documents are never batched (:meth:`Embedder.encode
+                <dpsynrag.models.Embedder.encode>`).
+
+        Raises:
+            DataError: a blank or non-string question. ConfigError: bad ``batch_size``.
+        """
+        questions = check_questions(questions)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ConfigError(f"`batch_size` must be an integer >= 1. Found {batch_size!r}.")
+        with self.lock:  # batch_size only when batching: an embedder with ``encode(texts)`` alone still serves unbatched
+            return self.embedder.encode(questions, batch_size=batch_size) if batch_size > 1 else self.embedder.encode(questions)
+
+    def search_vectors(self, vectors: np.ndarray, top_k: int | None = None, *,
+                       repeat_copies: bool = False) -> list[list[Hit]]:
+        """As :meth:`search`, from question embeddings already made (:meth:`encode`).
+
+        Args:
+            vectors: float32 ``[n, dim]``, unit-norm rows.
+            top_k, repeat_copies: as :meth:`search`.
+
+        Returns:
+            One list of :class:`Hit` per row, best first.
+
+        Raises:
+            ConfigError: bad ``top_k``, or ``vectors`` not of shape ``[n, dim]``.
+        """
+        top_k = self.resolve_top_k(top_k)
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape[1] != self.embedder.dim:
+            raise ConfigError(f"`vectors` must have shape [n, {self.embedder.dim}]. Found {list(vectors.shape)}.")
+        if not len(self) or not len(vectors):
+            return [[] for _ in range(len(vectors))]
         ids_of_rows, texts, index = self.corpus.view(repeat_copies=repeat_copies)
         with self.lock:
-            scores, rows = index.search(self.embedder.encode(questions), top_k)
+            scores, rows = index.search(vectors, top_k)
         return [
             [Hit(ids_of_rows[j], texts[j], float(s), dict(self._meta[ids_of_rows[j]])) for s, j in zip(srow, jrow) if j >= 0]
             for srow, jrow in zip(scores.tolist(), rows.tolist())
         ]
+
+    def resolve_top_k(self, top_k: int | None) -> int:
+        """``top_k``, or :attr:`default_top_k` when None. Raises ConfigError: not an integer >= 1."""
+        top_k = self.default_top_k if top_k is None else top_k
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+            raise ConfigError(f"`top_k` must be an integer >= 1. Found {top_k!r}.")
+        return top_k
 
 
 class RemoteRetriever:
