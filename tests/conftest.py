@@ -41,7 +41,7 @@ def make_tiny_tokenizer(*, chat_template: bool = True):
 
 
 def make_tiny_model(seed: int = 0):
-    """A 2-layer Llama (hidden 32, 4 query / 2 key-value heads) with a 64-row output layer."""
+    """A 2-layer Llama (hidden 32, 4 query / 2 key-value heads, 512 positions) with a 64-row output layer."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     config = LlamaConfig(
@@ -51,7 +51,7 @@ def make_tiny_model(seed: int = 0):
         num_hidden_layers=2,
         num_attention_heads=4,
         num_key_value_heads=2,
-        max_position_embeddings=128,
+        max_position_embeddings=512,  # room for the builds' default --max-document-tokens 256 (checked up front)
         bos_token_id=2,
         eos_token_id=3,
         pad_token_id=0,

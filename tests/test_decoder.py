@@ -459,8 +459,10 @@ def test_bad_input_gets_clear_errors(tiny_lm):
         dec.generate(["just a string"], [ZCDPAccountant()])
     with pytest.raises(ConfigError, match="accountants"):
         dec.generate([[p]], ["not an accountant"])
-    with pytest.raises(DataError, match="positions"):
-        dec.generate([[prompt(tiny_lm, " ".join(["fever"] * 200))]], [ZCDPAccountant()])
+    with pytest.raises(DataError, match="positions") as too_long:  # the tiny model has 512 positions
+        dec.generate([[prompt(tiny_lm, " ".join(["fever"] * 600))]], [ZCDPAccountant()])
+    too_long_ids = tiny_lm.encode(prompt(tiny_lm, " ".join(["fever"] * 600)))
+    assert str(len(too_long_ids)) not in str(too_long.value)  # a private prompt's length is never printed
     for kw, match in [
         (dict(clip=0.0), "`clip`"),
         (dict(clip=float("inf")), "`clip`"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -22,6 +23,7 @@ from fakes import HashEmbedder
 from typer.testing import CliRunner
 
 from dpsynrag.cli import app
+from dpsynrag.corpus_format import owner_audit_path
 from dpsynrag.errors import CheckpointError
 from dpsynrag.pipeline.build import build_corpus
 from dpsynrag.pipeline.checkpoint import event_from_dict, event_to_dict, work_folder
@@ -136,7 +138,12 @@ def test_a_sigkilled_build_resumes_to_the_uninterrupted_corpus(tmp_path, referen
     assert not work.exists()  # finished: checkpoints and private intermediates deleted
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     assert len(PrivacyLedger(ledger).releases()) == 1  # recorded once, by the killed run; not again on resume
-    assert "resum" not in (out / "build.log").read_text()  # the public log says nothing of the interruption
+    # the public log says nothing of the interruption (issue 29, item 4): the uninterrupted build's, byte for
+    # byte; the resume is recorded only in the owner-only record beside the folder
+    assert (out / "build.log").read_bytes() == (reference / "build.log").read_bytes()
+    resumes = json.loads(owner_audit_path(out).read_text())["resumes"]
+    assert len(resumes) == 1 and resumes[0].startswith("resuming: keywords, histogram (4 keywords)")
+    assert json.loads(owner_audit_path(reference).read_text())["resumes"] == []
 
 
 def test_resume_refuses_a_changed_configuration_or_input(tmp_path, tiny_lm):
@@ -228,3 +235,58 @@ def test_a_grouped_build_resumes_to_the_uninterrupted_corpus(tmp_path):
     assert f"DECODED {len(records) - 1}" in resumed.stdout
     assert (out / "texts.jsonl").read_bytes() == (reference / "texts.jsonl").read_bytes()
     assert _manifest(out)["privacy"] == _manifest(reference)["privacy"]
+
+
+@pytest.fixture(scope="module")
+def killed_after_texts(tmp_path_factory):
+    """The work folder of a seeded build SIGKILLed after private prediction's first batch: histogram,
+    outlier removal and one cluster's text checkpointed (all drawn values), and its ledger."""
+    tmp = tmp_path_factory.mktemp("killed")
+    out, ledger = tmp / "c", tmp / "ledger"
+    assert _build(out, ledger, kill_after="texts.json").returncode == -signal.SIGKILL
+    return work_folder(out), ledger
+
+
+@pytest.mark.parametrize(("name", "damage"), [
+    *itertools.product(["histogram.json", "clusters.json", "texts.json"], ["delete", "corrupt"]),
+    ("state.json", "delete"),  # the drawn checkpoints left without it
+])
+def test_resume_refuses_to_draw_a_released_value_again(tmp_path, monkeypatch, tiny_lm, killed_after_texts, name,
+                                                        damage):
+    """Issue 29, item 2: with a checkpoint of a drawn value deleted or damaged (or state.json deleted beside
+    them), --resume refuses with a clear message, draws nothing (every mechanism and private prediction
+    fail the test if called) and leaves the work folder as it was; the ledger still holds one release."""
+    import dpsynrag.pipeline.build as build
+    from dpsynrag.models import PrivatePredictionDecoder
+    from dpsynrag.rng import RandomSource
+
+    work, ledger = killed_after_texts
+    out = tmp_path / "c"
+    shutil.copytree(work, work_folder(out))
+    target = work_folder(out) / name
+    if damage == "delete":
+        target.unlink()
+    else:
+        target.write_text('{"keywords": [[')
+    before = sorted(p.name for p in work_folder(out).iterdir())
+
+    def drawn(*args, **kwargs):
+        raise AssertionError("a mechanism was drawn on a refused resume")
+
+    for mechanism in ("gaussian_histogram", "gaussian_sparse_histogram", "noisy_unit_vector_sum",
+                      "exponential_threshold"):
+        monkeypatch.setattr(build, mechanism, drawn)
+    monkeypatch.setattr(PrivatePredictionDecoder, "generate_ids", drawn)
+    for draw in ("discrete_gaussian", "add_gaussian", "categorical"):
+        monkeypatch.setattr(RandomSource, draw, drawn)
+    checked = work_folder(out) / ("histogram.json" if name == "state.json" else name)
+    with pytest.raises(CheckpointError) as refused:
+        build_corpus(DOCS, out, BuildConfig(**CONFIG), lm=tiny_lm, embedder=HashEmbedder(),
+                     ledger=PrivacyLedger(ledger), resume=True)
+    message = " ".join(str(refused.value).split())
+    assert f"already drew the value checkpointed in {checked}" in message
+    assert ("is missing" if damage == "delete" else "is damaged") in message
+    assert "spend the privacy budget twice" in message and "nothing was drawn" in message
+    assert f"Start a new build with a fresh budget: delete {work_folder(out)}" in message
+    assert sorted(p.name for p in work_folder(out).iterdir()) == before and not out.exists()
+    assert len(PrivacyLedger(ledger).releases()) == 1

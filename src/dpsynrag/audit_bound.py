@@ -1,11 +1,13 @@
 """The lower bound of the one-run privacy audit (:mod:`dpsynrag.audit`; Steinke, Nasr, Jagielski 2023,
 arXiv 2305.08846): the p-value of v correct guesses of r under an (ε, δ)-DP hypothesis, and the ε below
-which every value is refuted at a given confidence.
+which every value is refuted at a given confidence; the audit's design (canaries, guesses) by a public
+rule and the largest bound it can reach, known before the build (:func:`design_audit`).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit
@@ -13,7 +15,15 @@ from scipy.stats import binom
 
 from dpsynrag.errors import ConfigError
 
-__all__ = ["check_confidence", "epsilon_lower_bound", "max_epsilon_lower_bound", "one_run_p_value"]
+__all__ = [
+    "AuditDesign",
+    "CANARY_SIZES",
+    "check_confidence",
+    "design_audit",
+    "epsilon_lower_bound",
+    "max_epsilon_lower_bound",
+    "one_run_p_value",
+]
 
 
 def _check_counts(m: int, r: int, v: int) -> None:
@@ -117,3 +127,81 @@ def max_epsilon_lower_bound(m: int, r: int, *, delta: float = 0.0, confidence: f
     −log((1 − confidence)^(−1/r) − 1).
     """
     return epsilon_lower_bound(m, r, r, delta=delta, confidence=confidence)
+
+
+# The public sizing rule's candidate canary counts (m); guesses r = m / 2 (m / 4 IN, m / 4 OUT).
+CANARY_SIZES = (1000, 2000, 4000, 8000, 16000)
+
+
+@dataclass(frozen=True)
+class AuditDesign:
+    """An audit's size, fixed before the build from public values only.
+
+    Attributes:
+        canaries: m. k_in, k_out: guesses IN and OUT (r = k_in + k_out; the other m − r abstain).
+        reachable: the largest ε lower bound this design can report (:func:`max_epsilon_lower_bound`
+            at the claimed δ): a claim above it can never be refuted.
+        target: the ε the rule tried to exceed (the claimed ε), or None when m was given.
+    """
+
+    canaries: int
+    k_in: int
+    k_out: int
+    reachable: float
+    target: float | None
+
+    @property
+    def guesses(self) -> int:
+        """r = k_in + k_out."""
+        return self.k_in + self.k_out
+
+
+def design_audit(epsilon: float, delta: float, *, canaries: int | None = None, k_in: int | None = None,
+                 k_out: int | None = None, confidence: float = 0.95,
+                 sizes: tuple[int, ...] = CANARY_SIZES) -> AuditDesign:
+    """The audit's design and its largest reachable bound, before any data is read.
+
+    Public rule (when ``canaries`` is None): m is the smallest of ``sizes`` whose design (m / 4
+    guesses IN, m / 4 OUT, the rest abstaining, as in Steinke, Nasr, Jagielski 2023, §6) can reach a
+    lower bound above the claimed ``epsilon`` at the claimed ``delta``; when none can, the size with the
+    largest reachable bound (below the claim: this audit can then only say "not refuted"; with δ > 0
+    the bound's 2mδ term makes larger m worse beyond a point).
+    Only ε, δ and the confidence enter: nothing about the data.
+
+    Args:
+        epsilon: the claimed ε (> 0). delta: the claimed δ in [0, 1).
+        canaries: m >= 2 to override the rule. k_in, k_out: guesses (default m // 4 each).
+        confidence: of the lower bound. sizes: increasing candidate m's.
+
+    Returns:
+        The :class:`AuditDesign`.
+
+    Raises:
+        ConfigError: bad ε, δ, confidence or counts (1 <= k_in + k_out <= m).
+    """
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not (0 < epsilon < math.inf):
+        raise ConfigError(f"the claimed `epsilon` must be a finite number > 0. Found {epsilon!r}.")
+    _check_delta(delta)
+    check_confidence(confidence)
+    if canaries is None:
+        candidates, target = list(sizes), float(epsilon)
+    else:
+        if isinstance(canaries, bool) or not isinstance(canaries, int) or canaries < 2:
+            raise ConfigError(f"the number of canaries (--canaries; canaries=) must be an integer >= 2. Found {canaries!r}.")
+        candidates, target = [canaries], None
+    best: AuditDesign | None = None
+    for m in candidates:
+        ki = m // 4 if k_in is None else k_in
+        ko = m // 4 if k_out is None else k_out
+        for name, value in (("k_in", ki), ("k_out", ko)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(f"`{name}` (guesses, --guesses-in/--guesses-out) must be an integer >= 0. Found {value!r}.")
+        if not (1 <= ki + ko <= m):
+            raise ConfigError(f"need 1 <= guesses IN + OUT <= canaries. Found {ki} + {ko} for {m} canaries.")
+        design = AuditDesign(canaries=m, k_in=ki, k_out=ko, target=target,
+                             reachable=max_epsilon_lower_bound(m, ki + ko, delta=delta, confidence=confidence))
+        if target is None or design.reachable > target:
+            return design
+        if best is None or design.reachable > best.reachable:
+            best = design
+    return best

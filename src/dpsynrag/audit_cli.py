@@ -1,5 +1,6 @@
 """The ``dpsynrag audit`` command: the empirical privacy audit of :mod:`dpsynrag.audit` from the command
-line (one build with canaries, the ε lower bound printed next to the claimed ε).
+line (one build with canaries, the ε lower bound printed next to the claimed ε; with ``--epsilons`` one
+audit per claimed ε and a table, JSON and plot of them all).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from dpsynrag.audit import AUDIT_FILE, run_audit
+from dpsynrag.audit import AUDIT_FILE, SEED_REQUIRED, TABLE_JSON, TABLE_MD, TABLE_PLOT, run_audit, run_audit_sweep
 from dpsynrag.errors import ConfigError
 
 __all__ = ["audit_command"]
@@ -20,10 +21,11 @@ __all__ = ["audit_command"]
 def audit_command(
     input: Path = typer.Argument(..., help="Private collection: JSONL, CSV or Parquet file (or a task's data folder with --task)."),
     out: Path = typer.Option(..., "--out", help="New folder for the audited corpus (corpus/) and audit.json."),
-    epsilon: float = typer.Option(..., "--epsilon", help="Claimed epsilon of the audited build (its target)."),
+    epsilon: Optional[float] = typer.Option(None, "--epsilon", help="Claimed epsilon of the audited build (its target)."),
+    epsilons: Optional[str] = typer.Option(None, "--epsilons", help="Instead of --epsilon: audit one build per claimed epsilon, e.g. 0.5,1,2,4,8, and write a table (markdown, JSON) and a plot."),
     delta: float = typer.Option(..., "--delta", help="Claimed total delta, in (0, 1)."),
     task: Optional[str] = typer.Option(None, "--task", help="Public task; medical has a built-in canary record."),
-    canaries: int = typer.Option(64, "--canaries", help="Number m of canary documents (each included with probability 1/2)."),
+    canaries: Optional[int] = typer.Option(None, "--canaries", help="Number m of canary documents, each included with probability 1/2 (default: the public sizing rule, 1,000 to 16,000 from epsilon, delta and --confidence)."),
     guesses_in: Optional[int] = typer.Option(None, "--guesses-in", help="Canaries guessed IN: the highest scores (default m/4)."),
     guesses_out: Optional[int] = typer.Option(None, "--guesses-out", help="Canaries guessed OUT: the lowest scores (default m/4)."),
     canary_template: Optional[str] = typer.Option(None, "--canary-template", help="A record in your documents' format with {secret} (required unless --task medical)."),
@@ -45,11 +47,14 @@ def audit_command(
     max_document_tokens: int = typer.Option(256, help="Truncate each document to this many tokens."),
     text_field: str = typer.Option("text", help="Field holding the document text."),
     id_field: Optional[str] = typer.Option(None, help="Field holding a unique document id."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the audit design and of the build (reproducible, NOT for release)."),
+    privacy_unit_field: Optional[str] = typer.Option(None, "--privacy-unit-field", help="Field holding each document's person key: audit the per-person build (each canary is a person of its own)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the audit design and of the build (required: reproducible, NOT for release)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace --out if it holds an earlier audit."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    """Empirical privacy audit: canaries in one build, an epsilon lower bound next to the claimed epsilon."""
+    """Empirical privacy audit: canaries in one build, an epsilon lower bound next to the claimed epsilon.
+
+    The audit always builds with --seed: its corpus holds invented canaries and is never released."""
     from pydantic import ValidationError
     from rich.console import Console
     from rich.table import Table
@@ -62,31 +67,48 @@ def audit_command(
     console = Console(width=None if sys.stdout.isatty() else 140)
     err = Console(stderr=True, soft_wrap=True)
     try:
+        if (epsilon is None) == (epsilons is None):
+            raise ConfigError("give the claimed epsilon: either --epsilon or --epsilons (e.g. 0.5,1,2,4,8), not both.")
+        try:
+            claims = [float(e) for e in epsilons.split(",")] if epsilons is not None else [epsilon]
+        except ValueError:
+            raise ConfigError(f"--epsilons must list numbers separated by commas (e.g. 0.5,1,2,4,8). Found {epsilons!r}.") from None
         config = BuildConfig(
-            epsilon=epsilon, delta=delta, task=task, self_filter=not no_self_filter, model=model, embedder=embedder,
+            epsilon=claims[0], delta=delta, task=task, self_filter=not no_self_filter, model=model, embedder=embedder,
             K=K, R=R, L=L, k=k, T=T, temperature=tau, split=split, open_vocabulary=open_vocabulary,
             extractor=extractor, outlier_removal=not no_outlier_removal, max_document_tokens=max_document_tokens,
-            seed=seed,
+            seed=seed, privacy_unit_field=privacy_unit_field,
         )
-        config.calibrate()
+        if epsilons is None:  # a sweep's infeasible claims become rows of its table instead
+            config.calibrate()
         if input.is_dir():
             if not task:
                 raise ConfigError("INPUT is a folder: pass --task to say how to read it, or give a file.")
+            if privacy_unit_field is not None:
+                raise ConfigError("--privacy-unit-field reads each document's person key from a document file; a "
+                                  "task's data folder has no such field: give a JSONL, CSV or Parquet file holding it.")
             from dpsynrag.tasks import get_task
 
             docs = get_task(task).load_database(input, limit=documents)
         else:
-            docs = load_documents(input, text_field=text_field, id_field=id_field, limit=documents)
-        if seed is not None:
-            err.print("[yellow]warning:[/] --seed makes the output reproducible: it is NOT for release.")
-        result = run_audit(
-            docs, out, config, canaries=canaries, k_in=guesses_in, k_out=guesses_out, template=canary_template,
-            seed=seed, confidence=confidence, overwrite=overwrite, progress=True,
-        )
+            docs = load_documents(input, text_field=text_field, id_field=id_field, limit=documents,
+                                  unit_field=privacy_unit_field)
+        if seed is None:  # checked before anything is built or written
+            raise ConfigError(SEED_REQUIRED)
+        err.print("[yellow]warning:[/] --seed makes the output reproducible: it is NOT for release.")
+        options = dict(canaries=canaries, k_in=guesses_in, k_out=guesses_out, template=canary_template, seed=seed,
+                       confidence=confidence, overwrite=overwrite, progress=True, log=err.print)
+        if epsilons is not None:
+            sweep = run_audit_sweep(docs, out, config, claims, **options)
+        else:
+            result = run_audit(docs, out, config, **options)
     except (ValidationError, DpsynragError, FileExistsError) as exc:
         flags = {"limit": "--documents", "confidence": "--confidence", "template": "--canary-template"}
         err.print(f"[bold red]error:[/] {error_message(exc, flags)}")
         raise typer.Exit(code=2) from None
+    if epsilons is not None:
+        _print_sweep(console, sweep, out, as_json)
+        return
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))
         return
@@ -107,3 +129,26 @@ def audit_command(
     console.print(table)
     console.print(result.summary())
     console.print(f"audit record: {Path(out) / AUDIT_FILE}; audited corpus: {result.corpus}")
+
+
+def _print_sweep(console, rows: list[dict], out: Path, as_json: bool) -> None:
+    """The ε sweep's table on the console (or its rows as JSON) and where its files are."""
+    from rich.table import Table
+
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title="Privacy audit, one build per claimed epsilon")
+    for name in ("claimed eps", "tight eps (tested)", "canaries m", "guesses r", "correct v", "lower bound",
+                 "largest reachable bound", "verdict"):
+        table.add_column(name, justify="left" if name == "verdict" else "right")
+    for row in rows:
+        if "error" in row:
+            table.add_row(f"{row['claimed_epsilon']:g}", "", "", "", "", "", "", f"build failed: {row['error']}")
+            continue
+        table.add_row(f"{row['claimed_epsilon']:g}", f"{row['claimed_epsilon_tight']:.3f}", str(row["canaries"]),
+                      str(row["guesses"]), str(row["correct"]), f"{row['epsilon_lower_bound']:.3f}",
+                      f"{row['max_epsilon_lower_bound']:.3f}", row["verdict"])
+    console.print(table)
+    console.print(f"table: {out / TABLE_MD}, {out / TABLE_JSON}; plot: {out / TABLE_PLOT}; one audit per claim in "
+                  f"{out}/eps-*/ (NOT for release)")

@@ -111,6 +111,10 @@ def report(
         f"method {m['method']}, model {m['model']['name']}, embedder {m['embedder']['name']}; "
         f"{m['num_kept']} of {m['num_texts']} texts kept."
     )
+    if "builds" in m:
+        from dpsynrag.corpus_extend import describe_guarantee
+
+        console.print(describe_guarantee(m), markup=False, highlight=False)
     warn_content(corpus)
     if m.get("not_for_release"):
         console.print("[bold yellow]built with a seed: reproducible, NOT for release.[/]")

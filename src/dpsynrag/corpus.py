@@ -16,12 +16,18 @@ privacy report's totals from the mechanisms it lists (:func:`dpsynrag.privacy.ve
 so a damaged or hand-edited folder is refused with a :class:`~dpsynrag.errors.CorpusError`. This
 detects damage and naive edits, not a forger who recomputes every checksum (there is no signature).
 
+An extended corpus (``dpsynrag build NEW --extend CORPUS``; :mod:`dpsynrag.corpus_extend`) holds the
+records of every build (each with ``build``, its index in the manifest's ``builds``), one index over all,
+and in its manifest ``builds`` (each build's configuration and privacy report), ``privacy`` (all builds
+composed: the guarantee for a person in several builds) and ``guarantee`` (both cases; checked on load).
+
 While a build runs, ``.NAME.lock`` beside the folder is locked (``flock``; released when the process
 ends, even by SIGKILL), so a second build to the same folder is refused.
 
 Everything in the folder is DP output or public. What only the data owner may see — the input
 fingerprint (exact document count and hash), the stage wall times (they depend on the number and
-lengths of the documents and on cluster sizes) and how many documents were truncated — goes to
+lengths of the documents and on cluster sizes), how many documents were truncated and the keyed
+fingerprints of the input's documents (or privacy units), which ``--extend`` checks disjointness against — goes to
 ``NAME.owner.json`` *beside* the folder (:func:`~dpsynrag.corpus_format.owner_audit_path`), so that publishing the folder
 publishes nothing else. The folder's and its files' modification and access times are all set to the
 manifest's ``created`` time (the end of the build), so they do not tell how long the build took.

@@ -1,14 +1,19 @@
 """The on-disk format of a corpus folder (:mod:`dpsynrag.corpus` describes the layout): its file names,
-checksums, the owner-only audit record beside it, and the integrity checks
-:meth:`~dpsynrag.corpus.SyntheticCorpus.load` runs before it trusts a folder."""
+checksums, the owner-only audit record beside it (with the keyed fingerprints of the input's documents or
+privacy units, :func:`owner_fingerprints`), the guarantee of an extended corpus
+(:func:`extension_guarantee`), and the integrity checks :meth:`~dpsynrag.corpus.SyntheticCorpus.load`
+runs before it trusts a folder."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import secrets
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from dpsynrag.data.io import Document
 from dpsynrag.errors import CorpusError
@@ -23,9 +28,12 @@ CHECKSUMS = "checksums"
 OWNER_NOTE = (
     "OWNER-ONLY, NOT covered by the DP guarantee: the document count and input hash identify the private "
     "input exactly, the wall times depend on the number and lengths of the documents and on cluster "
-    "sizes, and the truncation counts on the documents' lengths. Keep this file for your audit trail; "
-    "never publish it with the corpus folder."
+    "sizes, and the truncation counts on the documents' lengths. The fingerprints are keyed hashes of each "
+    "document's text (or privacy-unit key) with the key stored here: whoever holds this file can test whether "
+    "a given text or unit key was in the input. Keep this file for your audit trail and for extending the "
+    "corpus (dpsynrag build --extend); never publish it with the corpus folder."
 )
+FINGERPRINT_ALGORITHM = "hmac-sha256-128"
 
 
 def owner_audit_path(corpus_dir: str | os.PathLike) -> Path:
@@ -42,6 +50,60 @@ def input_fingerprint(documents: Sequence[Document]) -> dict:
     for d in documents:
         h.update(d.id.encode("utf-8") + b"\x00" + d.text.encode("utf-8") + b"\x01")
     return {"documents": len(documents), "sha256": h.hexdigest()}
+
+
+def owner_fingerprints(documents: Sequence[Document], *, key: bytes | None = None,
+                       unit_ids: Sequence[Any] | None = None, extra: Sequence[str] = ()) -> dict:
+    """The owner record's ``fingerprints``: the keyed fingerprints of the input's privacy units
+    (:func:`~dpsynrag.privacy.ledger.unit_fingerprints`: HMAC-SHA256 cut to 128 bits, of each document's
+    unit key, or of its whole text's SHA-256 without units), sorted, in hex; never any text.
+
+    Args:
+        documents: the private input. key: the HMAC key (32 bytes; None: a new one from the OS's secure
+            generator); an extension keeps its corpus's key, so its fingerprints stay comparable.
+        unit_ids: one unit key per document (None: the documents' ``unit``, else the document itself).
+        extra: fingerprints (hex) of earlier builds to keep with these (an extension's union).
+
+    Returns:
+        ``{"algorithm", "key", "unit_kind" ("document" or "unit"), "units" (count), "fingerprints"}``.
+    """
+    from dpsynrag.privacy.ledger import scan_collection
+
+    key = secrets.token_bytes(32) if key is None else key
+    _, units, with_units = scan_collection(documents, key, unit_ids=unit_ids)
+    fps = sorted({u.hex() for u in units} | set(extra))
+    return {"algorithm": FINGERPRINT_ALGORITHM, "key": key.hex(), "unit_kind": "unit" if with_units else "document",
+            "units": len(fps), "fingerprints": fps}
+
+
+def extension_guarantee(builds: Sequence[dict], composed: dict) -> dict:
+    """The guarantee of a corpus made of several builds (``dpsynrag build --extend``), for both cases.
+
+    A privacy unit (document, or person with ``--privacy-unit-field``) whose documents are in one build
+    only changes one build's output: the builds read disjoint sets of such units, so (parallel
+    composition; McSherry 2009, PINQ, Theorem 4) the corpus is (max ε_i, max δ_i)-DP for it. A unit in
+    several builds changes each of them: they compose (zCDP, ρ adds; Bun & Steinke 2016, Lemma 2.3), at
+    most the composition of all builds, ``composed`` (the manifest's ``privacy`` report). Which units are
+    in which case is owner-only (the owner record's ``extension`` counts).
+
+    Args:
+        builds: the manifest's ``builds`` (each with its ``privacy`` report). composed: the report of all
+            builds composed (a dict with ``rho_total``, ``delta``, ``epsilon``, ``epsilon_tight``).
+    """
+    reports = [b["privacy"] for b in builds]
+    return {
+        "one_build": {"epsilon": max(r["epsilon"] for r in reports),
+                      "epsilon_tight": max(r["epsilon_tight"] for r in reports),
+                      "delta": max(r["delta"] for r in reports)},
+        "several_builds": {"rho": composed["rho_total"], "delta": composed["delta"], "epsilon": composed["epsilon"],
+                           "epsilon_tight": composed["epsilon_tight"]},
+        "statement": (
+            f"{len(builds)} builds on sets of documents. A person (privacy unit) whose documents are in one build "
+            "only: parallel composition, the guarantee of that build (at most `one_build`). A person in several "
+            "builds: the builds compose, rho adds (at most `several_builds`, the `privacy` report). How many "
+            "units are in each case is known to the data owner only."
+        ),
+    }
 
 
 def file_sha256(path: str | os.PathLike) -> str:
@@ -122,6 +184,9 @@ def check_privacy(p: Path, manifest: dict) -> None:
         verify_report(privacy)
     except ReportMismatchError as exc:
         raise CorpusError(f"corpus folder {p}: its privacy report does not add up: {exc} Refusing it.") from None
+    if "builds" in manifest:
+        _check_builds(p, manifest)
+        return
     config = manifest.get("config") if isinstance(manifest.get("config"), dict) else {}
     if isinstance(config.get("epsilon"), (int, float)):
         spent = privacy["epsilon_tight"] if config.get("conversion") == "cks" else privacy["epsilon"]
@@ -132,3 +197,36 @@ def check_privacy(p: Path, manifest: dict) -> None:
             )
     if privacy.get("secure_randomness") is False and not manifest.get("not_for_release"):
         raise CorpusError(f"corpus folder {p}: built with seeded randomness but not marked not_for_release. Refusing it.")
+
+
+def _check_builds(p: Path, manifest: dict) -> None:
+    """An extended corpus: every build's report adds up and fits its configured ε, the ``privacy`` report
+    composes them all (ρ and δ add), and ``guarantee`` is :func:`extension_guarantee`; else CorpusError."""
+    from dpsynrag.privacy.verify import ReportMismatchError, verify_report
+
+    builds, privacy = manifest["builds"], manifest["privacy"]
+    if not isinstance(builds, list) or len(builds) < 2 or not all(isinstance(b, dict) for b in builds):
+        raise CorpusError(f"corpus folder {p}: its `builds` are not a list of at least two builds. Refusing it.")
+    for i, build in enumerate(builds, 1):
+        if not isinstance(build.get("privacy"), dict):
+            raise CorpusError(f"corpus folder {p}: build {i} has no privacy report. Refusing it.")
+        try:
+            verify_report(build["privacy"])
+        except ReportMismatchError as exc:
+            raise CorpusError(f"corpus folder {p}: the privacy report of build {i} does not add up: {exc} "
+                              "Refusing it.") from None
+        config = build.get("config") if isinstance(build.get("config"), dict) else {}
+        spent = build["privacy"]["epsilon_tight" if config.get("conversion") == "cks" else "epsilon"]
+        if not isinstance(config.get("epsilon"), (int, float)) or spent > config["epsilon"] * (1 + 1e-9):
+            raise CorpusError(f"corpus folder {p}: build {i} reports epsilon={spent:.6g}, above its configured "
+                              f"epsilon={config.get('epsilon')!r}. Refusing it.")
+    for key in ("rho_total", "delta"):
+        total = math.fsum(b["privacy"][key] for b in builds)
+        if not math.isclose(privacy[key], total, rel_tol=1e-9):
+            raise CorpusError(f"corpus folder {p}: its privacy report states {key}={privacy[key]!r}, not the sum "
+                              f"of its builds' ({total!r}). Refusing it.")
+    if manifest.get("guarantee") != extension_guarantee(builds, privacy):
+        raise CorpusError(f"corpus folder {p}: its `guarantee` does not follow from its builds' reports. Refusing it.")
+    if any(b["privacy"].get("secure_randomness") is False for b in builds) and not manifest.get("not_for_release"):
+        raise CorpusError(f"corpus folder {p}: a build used seeded randomness but the corpus is not marked "
+                          "not_for_release. Refusing it.")

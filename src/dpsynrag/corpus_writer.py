@@ -33,6 +33,7 @@ from dpsynrag.corpus_format import (
     input_fingerprint,
     manifest_sha256,
     owner_audit_path,
+    owner_fingerprints,
 )
 from dpsynrag.data.io import Document
 from dpsynrag.errors import BuildInProgressError, ConfigError
@@ -290,11 +291,15 @@ class CorpusWriter:
         timings: dict[str, float],
         t_start: float,
         truncation: Sequence[dict] = (),
+        unit_ids: Sequence | None = None,
+        owner_record: dict | None = None,
         **fields,
     ) -> "SyntheticCorpus":
         """The end of every corpus-building method: the budget guard, the common manifest, :meth:`finish`,
         and the owner-only audit record (:func:`owner_audit_path`: input fingerprint, wall times,
-        truncation counts).
+        truncation counts, and the keyed fingerprints of the input's documents or privacy units,
+        :func:`~dpsynrag.corpus_format.owner_fingerprints`, which ``dpsynrag build --extend`` checks
+        disjointness against).
 
         Args:
             records: as in :meth:`finish` (released values only).
@@ -311,6 +316,10 @@ class CorpusWriter:
                 ``documents_cut``; see :func:`dpsynrag.pipeline.run.truncation_stages`). The manifest gets
                 the stages and limits (public); the counts — data-dependent, not DP — go only to the
                 owner-only audit record.
+            unit_ids: one privacy-unit key per document for the owner record's fingerprints (None: the
+                documents' ``unit``, else each document is its own unit).
+            owner_record: more owner-only fields for the audit record (never the manifest or
+                ``build.log``), e.g. ``resumes``: what each resume of an interrupted build restored.
             fields: method-specific manifest fields (prompts, vocabulary, ...).
 
         Raises:
@@ -342,15 +351,20 @@ class CorpusWriter:
             "privacy": report.to_dict(),
             "not_for_release": not secure,
         }
+        owner = {"input_fingerprint": input_fingerprint(documents), "timings": timings,
+                 "truncation": list(truncation), "fingerprints": owner_fingerprints(documents, unit_ids=unit_ids),
+                 **(owner_record or {})}
+        return self.finish_with_owner(records, manifest, embedder, owner)
+
+    def finish_with_owner(self, records: Sequence[dict], manifest: dict, embedder, owner: dict) -> "SyntheticCorpus":
+        """:meth:`finish`, and the owner-only record ``owner`` (:data:`OWNER_NOTE` and the corpus name
+        added) written beside the folder (0600) once the folder is in place."""
         audit = owner_audit_path(self.out)
         audit_partial = audit.parent / f".{audit.name}.partial-{os.getpid()}"
         fd = os.open(audit_partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # owner-only whatever the umask
         os.fchmod(fd, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps(
-                {"note": OWNER_NOTE, "corpus": self.out.name, "input_fingerprint": input_fingerprint(documents),
-                 "timings": timings, "truncation": list(truncation)}, indent=2,
-            ))
+            f.write(json.dumps({"note": OWNER_NOTE, "corpus": self.out.name, **owner}, indent=2))
         try:
             corpus = self.finish(records, manifest, embedder)
         except BaseException:

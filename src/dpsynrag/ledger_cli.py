@@ -1,5 +1,5 @@
-"""`dpsynrag ledger show | set-budget`: the persistent privacy-budget ledger per dataset
-(:mod:`dpsynrag.privacy.ledger`), and the helpers `build` and `query --method dp-rag` use to record
+"""`dpsynrag ledger show | set-budget`: the persistent privacy-budget ledger per document or privacy
+unit (:mod:`dpsynrag.privacy.ledger`), and the helpers `build` and `query --method dp-rag` use to record
 their releases there."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from dpsynrag.errors import ConfigError, DpsynragError
-from dpsynrag.privacy.ledger import PrivacyLedger, dataset_fingerprint
+from dpsynrag.privacy.ledger import PrivacyLedger
 
 ledger_app = typer.Typer(
     help="The privacy-budget ledger: what every build and DP-RAG query released from each dataset, and lifetime budgets.",
@@ -41,33 +41,49 @@ def _fmt_eps(value: float) -> str:
     return "inf (summed delta >= 1: no guarantee)" if math.isinf(value) else f"{value:.4f}"
 
 
+def most_spent_line(units: dict | None) -> str | None:
+    """"most-spent document: ..." from :meth:`PrivacyLedger.unit_totals` (None when no unit is recorded)."""
+    if units is None:
+        return None
+    m, kind = units["max"], units["unit_kind"]
+    return (f"most-spent {kind}: lifetime epsilon={_fmt_eps(m['epsilon'])} (tight {_fmt_eps(m['epsilon_tight'])}) "
+            f"after {m['releases']} release(s), rho={m['rho']:.6g}, summed delta={m['delta']:.3g}; "
+            f"{units['at_max']} of {units['units']} {kind}(s) at it")
+
+
 def summary_line(ledger: PrivacyLedger, dataset: str) -> str:
-    """One line: the dataset's releases and lifetime ε under both conversions (and its budget)."""
+    """One line: the dataset's releases, their lifetime ε under both conversions, its most-spent
+    document or unit (counting releases on any collection that held it) and its budget."""
     t = ledger.totals(dataset)
     budget = t["budget"]
     extra = "" if budget is None else f"; lifetime budget epsilon={budget['epsilon']:g} ({budget['conversion']})"
+    most = most_spent_line(t["units"])
     return (
         f"ledger {ledger.path}: dataset {dataset[:12]} has {t['releases']} release(s), rho={t['rho']:.6g}, "
         f"summed delta={t['delta']:.3g}: lifetime epsilon={_fmt_eps(t['epsilon'])} (tight {_fmt_eps(t['epsilon_tight'])})"
-        f"{extra}."
+        f"{'' if most is None else '; ' + most}{extra}."
     )
 
 
 def _resolve_dataset(ledger: PrivacyLedger, dataset: str, *, task: Optional[str], text_field: str,
-                     id_field: Optional[str]) -> str:
-    """A fingerprint from DATASET: an input file (or a task's data folder with --task), or a fingerprint
-    (or a unique prefix of one, at least 6 hex digits) already in the ledger."""
+                     id_field: Optional[str], unit_field: Optional[str] = None) -> str:
+    """A fingerprint from DATASET: an input file (or a task's data folder with --task), whose documents
+    are registered in the ledger (:meth:`PrivacyLedger.register`: keyed fingerprints; a collection recorded
+    by a schema-1 ledger has its releases carried onto its documents), or a fingerprint (or a unique prefix
+    of one, at least 6 hex digits) already in the ledger."""
     path = Path(dataset)
     if path.exists():
         if path.is_dir():
             if not task:
                 raise ConfigError(f"DATASET {dataset} is a folder: pass --task to say how to read it, or give a file.")
+            if unit_field:
+                raise ConfigError("--privacy-unit-field needs DATASET as a file holding that field, not a task's folder.")
             from dpsynrag.tasks import get_task
 
-            return dataset_fingerprint(get_task(task).load_database(path))
+            return ledger.register(get_task(task).load_database(path))
         from dpsynrag.data.io import load_documents
 
-        return dataset_fingerprint(load_documents(path, text_field=text_field, id_field=id_field))
+        return ledger.register(load_documents(path, text_field=text_field, id_field=id_field, unit_field=unit_field))
     if not re.fullmatch(r"[0-9a-f]{6,64}", dataset):
         raise ConfigError(f"DATASET {dataset!r} is neither an existing input file or folder nor a fingerprint (hex).")
     if len(dataset) == 64:
@@ -88,21 +104,27 @@ def show(
     task: Optional[str] = typer.Option(None, "--task", help="How to read a DATASET folder."),
     text_field: str = typer.Option("text", help="Field holding the document text (DATASET file)."),
     id_field: Optional[str] = typer.Option(None, help="Field holding a unique document id (DATASET file)."),
+    unit_field: Optional[str] = typer.Option(None, "--privacy-unit-field", help="Field holding each document's person key, as the builds read it (DATASET file): the ledger then counts persons."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Print each dataset's releases and its lifetime total under both conversions (Bun-Steinke, tight CKS).
+    """Print each dataset's releases and its lifetime total under both conversions (Bun-Steinke, tight CKS),
+    and its most-spent document (or privacy unit) with how many documents are at that maximum.
 
-    Releases compose in zCDP: rho adds, delta adds; epsilon is converted once at the summed delta."""
+    Releases compose in zCDP: rho adds, delta adds; epsilon is converted once at the summed delta. A
+    document's spend counts every release that read it, from any file; the lifetime budget is checked for
+    the most-spent one."""
     try:
         led = open_ledger(ledger)
-        names = ([_resolve_dataset(led, dataset, task=task, text_field=text_field, id_field=id_field)]
+        names = ([_resolve_dataset(led, dataset, task=task, text_field=text_field, id_field=id_field,
+                                  unit_field=unit_field)]
                  if dataset else led.datasets())
         data = {d: {"totals": led.totals(d), "releases": [r.__dict__ for r in led.releases(d)]} for d in names}
+        overall = led.unit_totals()
     except DpsynragError as exc:
         err_console.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(code=2) from None
     if as_json:
-        typer.echo(json.dumps({"ledger": str(led.path), "datasets": data}, indent=2))
+        typer.echo(json.dumps({"ledger": str(led.path), "units": overall, "datasets": data}, indent=2))
         return
     if not data:
         console.print(f"ledger {led.path}: no release recorded.")
@@ -122,10 +144,16 @@ def show(
             f"lifetime epsilon at summed delta {t['delta']:.3g}: {_fmt_eps(t['epsilon'])} (Bun-Steinke), "
             f"{_fmt_eps(t['epsilon_tight'])} (tight, CKS)"
         )
+        most = most_spent_line(t["units"])
+        console.print(f"{most} (counting releases on every collection that held it)." if most else
+                      "documents not registered yet (recorded by an older ledger): give the input file, "
+                      "`dpsynrag ledger show FILE`, to carry its releases onto its documents.")
         b = t["budget"]
         if b is not None:
             delta = "" if b["delta"] is None else f", summed delta at most {b['delta']:g}"
             console.print(f"lifetime budget: epsilon {b['epsilon']:g} ({b['conversion']}){delta}")
+    if dataset is None and overall is not None:
+        console.print(f"whole ledger: {most_spent_line(overall)}.")
 
 
 @ledger_app.command("set-budget")
@@ -138,12 +166,15 @@ def set_budget(
     task: Optional[str] = typer.Option(None, "--task", help="How to read a DATASET folder."),
     text_field: str = typer.Option("text", help="Field holding the document text (DATASET file)."),
     id_field: Optional[str] = typer.Option(None, help="Field holding a unique document id (DATASET file)."),
+    unit_field: Optional[str] = typer.Option(None, "--privacy-unit-field", help="Field holding each document's person key, as the builds read it (DATASET file): the ledger then counts persons."),
 ) -> None:
-    """Set a dataset's lifetime budget: later builds and DP-RAG queries that would exceed it are refused
-    before anything is drawn."""
+    """Set a dataset's lifetime budget, on the collection and on each of its documents (units): later
+    builds and DP-RAG queries that would take any of them over it are refused before anything is drawn,
+    also on a subset or a superset of the collection."""
     try:
         led = open_ledger(ledger)
-        name = _resolve_dataset(led, dataset, task=task, text_field=text_field, id_field=id_field)
+        name = _resolve_dataset(led, dataset, task=task, text_field=text_field, id_field=id_field,
+                                unit_field=unit_field)
         led.set_budget(name, epsilon, delta=delta, conversion=conversion)
         line = summary_line(led, name)
     except DpsynragError as exc:

@@ -4,8 +4,8 @@ Every function in dpsynrag that adds noise or samples takes a :class:`RandomSour
 ``np.random.*`` or a seedless ``torch.multinomial``.
 
 * :class:`SecureRandom` (the default) draws its bits from the operating system's cryptographically
-  secure generator (``os.urandom``); Gaussian variates come from the Box–Muller transform of 53-bit
-  uniforms; discrete Gaussian variates from OpenDP's exact sampler (its own OS-seeded secure bits). It
+  secure generator (``os.urandom``); discrete Gaussian variates, and the real-valued Gaussian noise of
+  :meth:`RandomSource.add_gaussian`, from OpenDP's exact samplers (their own OS-seeded secure bits). It
   cannot be seeded.
 * :class:`SeededRandom` (tests and experiments only) is NumPy's PCG64 from an explicit seed. Output
   made with it is reproducible and therefore **not for release**; runs record ``secure_randomness:
@@ -20,20 +20,23 @@ implementation of the same exact sampler instead (``opendp.measurements.make_gau
 vectors). No floating-point rounding enters these draws. The sparse-vector noise of private prediction
 uses the exact discrete Laplace of the same paper (:meth:`RandomSource.discrete_laplace`, Algorithm 2).
 
-Known limitation (documented, as in every floating-point DP library): the real-valued draws are
-floating-point approximations of their laws, which the proofs (and the reported δ) do not cover
+Real-valued Gaussian noise (the noisy cluster embedding sums of outlier removal) is OpenDP's float
+Gaussian mechanism (:meth:`RandomSource.add_gaussian`): each float64 input is exactly a multiple of the
+grid step 2^-1074, the noise is the exact discrete Gaussian on that grid (CKS 2020, Algorithm 3, with
+σ/2^-1074 as an exact rational), and the sum is rounded to the nearest float64 (post-processing). Because
+every float64 lies on the grid, discretisation adds nothing to the sensitivity: OpenDP's privacy map is
+exactly Δ²/(2σ²) (its proof document for ``make_gaussian``; Canonne, Kamath & Steinke 2020, Thm. 14).
+Seeded sources draw the same law with the integer sampler below.
+
+Known limitation (documented, as in every floating-point DP library): the exponential-mechanism draws
+are floating-point approximations of their laws, which the proofs (and the reported δ) do not cover
 (Mironov 2012, "On significance of the least significant bits for differential privacy"; Jin et al.
 2022, "Are we there yet? Timing and floating-point attacks on differential privacy systems"):
-
-* :meth:`RandomSource.standard_normal` (Box–Muller on 53-bit uniforms) — the noisy embedding sums of
-  outlier removal. Their values are never written anywhere: each only scores the documents of its
-  cluster inside the build, which limits what an attacker sees of the low-order bits the known
-  attacks read.
-* :meth:`RandomSource.categorical` (inverse CDF with one 53-bit uniform per draw) and
-  :meth:`RandomSource.uniform` — the exponential-mechanism draws (similarity thresholds, private
-  prediction tokens, DP-RAG retrieval thresholds). An index's probability differs from the exact one
-  by the rounding of the cumulative weights and of the uniform, of order (number of outcomes) × 2⁻⁵³
-  per draw in absolute terms (about 6e-12 for a 50,000-token vocabulary).
+:meth:`RandomSource.categorical` (inverse CDF with one 53-bit uniform per draw) and
+:meth:`RandomSource.uniform` — the similarity thresholds, private prediction tokens and DP-RAG retrieval
+thresholds. An index's probability differs from the exact one by the rounding of the cumulative weights
+and of the uniform, of order (number of outcomes) × 2⁻⁵³ per draw in absolute terms (about 6e-12 for a
+50,000-token vocabulary).
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ from fractions import Fraction
 import numpy as np
 
 _TWO_POW_MINUS_53 = 2.0**-53
+_GRID_BITS = 1074
+"""Real-valued Gaussian noise lives on the grid 2^-1074 (the smallest float64 step, OpenDP's k = −1074)."""
+_GRID_DENOMINATOR = 1 << _GRID_BITS
 
 
 class RandomSource(ABC):
@@ -62,10 +68,6 @@ class RandomSource(ABC):
     @abstractmethod
     def uniform(self, size: int | tuple[int, ...] | None = None) -> np.ndarray:
         """Uniform draws on [0, 1), float64, of the given shape (a 0-d array when ``size`` is None)."""
-
-    @abstractmethod
-    def standard_normal(self, size: int | tuple[int, ...] | None = None) -> np.ndarray:
-        """N(0, 1) draws, float64, of the given shape."""
 
     @abstractmethod
     def child(self, name: str) -> "RandomSource":
@@ -83,9 +85,36 @@ class RandomSource(ABC):
             ValueError: if ``n`` is not an integer >= 1.
         """
 
-    def normal(self, scale: float, size: int | tuple[int, ...] | None = None) -> np.ndarray:
-        """N(0, scale²) draws, float64. ``scale`` is the standard deviation."""
-        return scale * self.standard_normal(size)
+    def add_gaussian(self, values: np.ndarray, sigma: float) -> np.ndarray:
+        """``values`` + N(0, σ² I) as OpenDP's float Gaussian mechanism releases it (``make_gaussian`` on
+        float64 vectors with grid exponent k = −1074; its proof document, "make_gaussian", OpenDP 0.16).
+
+        Law: each value x_i is exactly n_i · 2^-1074 (every float64 is); the output is the float64 nearest
+        to (n_i + Z_i) · 2^-1074 with Z_i ~ N_Z(0, (σ · 2^1074)²) i.i.d., the exact discrete Gaussian (CKS
+        2020, Algorithms 1–3, on the exact rational σ² · 2^2148). No rounding enters before the noise, so
+        the mechanism's zCDP cost is exactly Δ²/(2σ²) for an L2 sensitivity Δ (the caller charges it);
+        the final rounding to float64 is post-processing. This base version draws with :meth:`randbelow`
+        (reproducible for a seeded source); :class:`SecureRandom` calls OpenDP itself.
+
+        Args:
+            values: finite float array of any shape (float64 after conversion).
+            sigma: σ > 0, finite: the standard deviation of the noise, in the units of ``values``.
+
+        Returns:
+            float64 array of the shape of ``values``.
+
+        Raises:
+            ValueError: on a bad ``sigma`` or a non-finite value.
+        """
+        x = _finite_values(values)
+        p, q = _sigma_squared(sigma)
+        p <<= 2 * _GRID_BITS  # σ² / (2^-1074)²: the noise in grid steps
+        out = np.empty(x.size, dtype=np.float64)
+        for i, v in enumerate(x.ravel().tolist()):
+            num, den = float(v).as_integer_ratio()  # den is a power of 2, at most 2^1074
+            steps = num * (_GRID_DENOMINATOR // den) + _cks_discrete_gaussian(p, q, self.randbelow)
+            out[i] = steps / _GRID_DENOMINATOR  # int / int: correctly rounded to the nearest float64
+        return out.reshape(x.shape)
 
     def discrete_gaussian(self, sigma: float, size: int | tuple[int, ...] | None = None) -> np.ndarray:
         """Exact discrete Gaussian draws N_Z(0, σ²): P[Z = z] = exp(−z²/(2σ²)) / Σ_y exp(−y²/(2σ²)), z ∈ ℤ.
@@ -225,6 +254,13 @@ def _cks_discrete_gaussian(p: int, q: int, randbelow) -> int:
             return y
 
 
+def _finite_values(values) -> np.ndarray:
+    x = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(x).all():
+        raise ValueError("`values` must be finite.")
+    return x
+
+
 def _shape(size: int | tuple[int, ...] | None) -> tuple[int, ...]:
     if size is None:
         return ()
@@ -245,18 +281,21 @@ class SecureRandom(RandomSource):
         out = (words >> np.uint64(11)).astype(np.float64) * _TWO_POW_MINUS_53
         return out.reshape(shape)
 
-    def standard_normal(self, size=None):
-        shape = _shape(size)
-        n = int(np.prod(shape, dtype=np.int64)) if shape else 1
-        pairs = (n + 1) // 2
-        words = np.frombuffer(os.urandom(16 * pairs), dtype=np.uint64).reshape(pairs, 2)
-        # u1 in (0, 1] so that log(u1) is finite; u2 in [0, 1).
-        u1 = ((words[:, 0] >> np.uint64(11)).astype(np.float64) + 1.0) * _TWO_POW_MINUS_53
-        u2 = (words[:, 1] >> np.uint64(11)).astype(np.float64) * _TWO_POW_MINUS_53
-        radius = np.sqrt(-2.0 * np.log(u1))
-        angle = 2.0 * math.pi * u2
-        out = np.concatenate([radius * np.cos(angle), radius * np.sin(angle)])[:n]
-        return out.reshape(shape)
+    def add_gaussian(self, values, sigma):
+        """As :meth:`RandomSource.add_gaussian`, by OpenDP's ``make_gaussian`` (float64 vector, L2
+        distance, k = −1074), which samples the discrete Gaussian exactly from its own secure bits."""
+        x = _finite_values(values)
+        _sigma_squared(sigma)
+        if x.size == 0:
+            return x.copy()
+        import opendp.prelude as dp
+
+        dp.enable_features("contrib")  # make_gaussian is in OpenDP's "contrib" set
+        measurement = dp.m.make_gaussian(
+            dp.vector_domain(dp.atom_domain(T="f64", nan=False), size=x.size), dp.l2_distance(T="f64"),
+            scale=float(sigma), k=-_GRID_BITS,
+        )
+        return np.asarray(measurement(x.ravel().tolist()), dtype=np.float64).reshape(x.shape)
 
     def randbelow(self, n):
         return secrets.randbelow(_check_n(n))
@@ -298,9 +337,6 @@ class SeededRandom(RandomSource):
 
     def uniform(self, size=None):
         return np.asarray(self._gen.random(_shape(size) or None), dtype=np.float64)
-
-    def standard_normal(self, size=None):
-        return np.asarray(self._gen.standard_normal(_shape(size) or None), dtype=np.float64)
 
     def randbelow(self, n):
         n = _check_n(n)

@@ -38,6 +38,7 @@ from dpsynrag.data.io import Document
 from dpsynrag.methods.config import CorpusConfig
 from dpsynrag.errors import ConfigError
 from dpsynrag.pipeline.build import REPHRASE_PROMPT
+from dpsynrag.pipeline.context import check_context
 from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.privacy.events import (
     ComposedEvent,
@@ -167,6 +168,8 @@ def generate(run: BuildRun) -> SyntheticCorpus:
     config, cal = run.config, run.cal
     run.start()
     lm = run.lm
+    # before any document goes through the model: its longest prompts fit (public numbers only)
+    check_context(lm, config, public_prompt=None, filter_prompt=run.filter_prompt, vocabulary=None)
     texts = [lm.truncate(d.text, config.max_document_tokens) for d in run.documents]
     # how many documents were cut (never which): owner-only, never logged
     truncation = truncation_stages(config.max_document_tokens, sum(t != d.text for t, d in zip(texts, run.documents)))

@@ -31,7 +31,7 @@ _CORE, _KEYWORDS, _DECODING, _INDEX, _RUN = "Core", "Keywords and clustering", "
 _OTHER_METHODS = "Other methods"
 """The ``--help`` panel of a flag missing from :data:`HELP_PANELS` (a baseline's option, or a new one)."""
 HELP_PANELS: dict[str, str] = {
-    **dict.fromkeys(("--out", "--epsilon", "--delta", "--method", "--preset", "--expected-documents", "--conversion",
+    **dict.fromkeys(("--out", "--extend", "--epsilon", "--delta", "--method", "--preset", "--expected-documents", "--conversion",
                      "--split", "--rho-hist", "--epsilon-theta", "--rho-embed", "--task", "--filter-prompt",
                      "--no-self-filter", "--model", "--embedder", "--max-document-tokens", "--text-field", "--id-field",
                      "--identifier-field", "--redact-pii", "--identifier-placeholder"), _CORE),
@@ -277,6 +277,23 @@ def _owner_summary(audit: Path, seconds: float) -> None:
     console.print(f"total wall time: {format_seconds(seconds)}")
 
 
+def _say_extension(corpus, out: Path) -> None:
+    """An extended corpus's guarantee for both cases (public), and the owner-only count of new documents
+    (units) that an earlier build held (from the owner record beside ``out``; never in the folder)."""
+    import json
+
+    from dpsynrag.corpus_extend import describe_guarantee
+    from dpsynrag.corpus_format import owner_audit_path
+
+    console.print(describe_guarantee(corpus.manifest), markup=False, highlight=False)
+    try:
+        ext = json.loads(owner_audit_path(out).read_text(encoding="utf-8"))["extension"]
+    except (OSError, ValueError, KeyError):
+        return
+    console.print(f"owner-only (not DP, never publish): {ext['units_in_earlier_builds']} of the {ext['new_units']} new "
+                  f"{ext['unit_kind']}s were in an earlier build (they compose); {ext['disjoint_new_units']} are new.")
+
+
 class BuildCommand(RegistryCommand):
     """Build a differentially private synthetic corpus from a private collection. The build is recorded
     in the privacy-budget ledger (--ledger; see `dpsynrag ledger show`). Options of one method only
@@ -287,6 +304,7 @@ class BuildCommand(RegistryCommand):
         return [
             _param("input", typer.Argument(..., help="Private collection: JSONL, CSV or Parquet file (or a task's data folder with --task)."), Path),
             _param("out", typer.Option(..., "--out", help="Corpus folder to create."), Path),
+            _param("extend", typer.Option(None, "--extend", metavar="CORPUS", help="Grow CORPUS: build from INPUT's new documents only (same method, model, embedder, task and --privacy-unit-field) and write --out holding CORPUS's texts and the new ones, one index, one report listing both builds. A document (person) in no earlier build costs only this build's epsilon; one in both composes. Needs CORPUS.owner.json beside it."), Optional[Path]),
             _param("epsilon", typer.Option(..., "--epsilon", help="Target epsilon (> 0)."), float),
             _param("delta", typer.Option(..., "--delta", help="Target total delta, in (0, 1)."), float),
             _param("method", typer.Option("dp-synrag", "--method", help=f"The method: {names}."), str),
@@ -385,9 +403,17 @@ class BuildCommand(RegistryCommand):
                                      self_filter=filter_prompt is not None, dry_run=False)
             if lm is not None:
                 build_options.update(lm=lm, embedder=embedder)  # loaded for the estimate: not loaded twice
-            corpus = method.build(documents, values["out"], config, text_field=values["text_field"],
-                                  id_field=values["id_field"], identifier_fields=identifier_fields,
-                                  overwrite=values["overwrite"], progress=True, ledger=ledger, **build_options)
+            if values["extend"] is not None:
+                from dpsynrag.corpus_extend import extend_corpus
+
+                corpus = extend_corpus(method, documents, values["extend"], values["out"], config,
+                                       text_field=values["text_field"], id_field=values["id_field"],
+                                       identifier_fields=identifier_fields, overwrite=values["overwrite"],
+                                       progress=True, ledger=ledger, **build_options)
+            else:
+                corpus = method.build(documents, values["out"], config, text_field=values["text_field"],
+                                      id_field=values["id_field"], identifier_fields=identifier_fields,
+                                      overwrite=values["overwrite"], progress=True, ledger=ledger, **build_options)
         except ValidationError as exc:
             fail(exc, flags)
             return
@@ -406,9 +432,11 @@ class BuildCommand(RegistryCommand):
         console.print(
             f"[bold green]built[/] {out}: {m['num_kept']} of {m['num_texts']} synthetic texts kept; "
             f"epsilon={corpus.privacy_report.epsilon:.4f} (tight {corpus.privacy_report.epsilon_tight:.4f}), "
-            f"delta={values['delta']:g}."
+            f"delta={corpus.privacy_report.delta:g}."
         )
         warn_content(corpus)
+        if "builds" in m:
+            _say_extension(corpus, out)
         from dpsynrag.corpus_format import owner_audit_path
 
         built = [r for r in ledger.releases() if r.label == str(out.resolve())]

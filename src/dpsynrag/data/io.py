@@ -112,12 +112,18 @@ class Document:
             SHA-256 digest (32 bytes) of the whole text, which the privacy ledger fingerprints
             (:func:`~dpsynrag.privacy.ledger.dataset_fingerprint`); None for a text as read. Private: left
             out of ``repr``, never written.
+        unit: the key of the privacy unit (person) the document belongs to: the value of the
+            ``unit_field`` (``--privacy-unit-field``; stringified, never empty), None when the collection is
+            read without one (each document is its own unit). Documents with the same key are one unit:
+            neighbouring collections differ by all of them (:mod:`dpsynrag.pipeline.units`). Private: left
+            out of ``repr``, never written; the ledger may keep a keyed hash of it, never the value.
     """
 
     id: str
     text: str
     identifiers: tuple[str, ...] = field(default=(), repr=False)
     text_sha256: bytes | None = field(default=None, repr=False)
+    unit: str | None = field(default=None, repr=False)
 
 
 def load_documents(
@@ -128,6 +134,7 @@ def load_documents(
     limit: int | None = None,
     identifier_fields: Sequence[str] = (),
     max_chars: int | None = None,
+    unit_field: str | None = None,
 ) -> list[Document]:
     """Load a document collection from a JSON-lines, CSV or Parquet file.
 
@@ -144,6 +151,9 @@ def load_documents(
             (converted with ``str``) or a list of them; null and empty values give none.
         max_chars: cut each text to its first ``max_chars`` characters as its row is read (see the
             module docstring; a whitespace-only text is refused before the cut); None: no cut.
+        unit_field: name of the field holding the row's privacy unit (person) key, which becomes
+            :attr:`Document.unit` (a scalar, converted with ``str``; ``--privacy-unit-field``); every row
+            must have a non-empty value. None: no units (each document is its own unit).
 
     Returns:
         The documents in file order (all in memory; :func:`iter_documents` reads them one at a time).
@@ -151,12 +161,13 @@ def load_documents(
     Raises:
         DataFileNotFoundError: ``path`` does not exist (also a ``DataError`` and a ``FileNotFoundError``).
         DataError: unknown extension, a malformed row (bad JSON, bad UTF-8, not an object), a missing
-            field (text, id or identifier), a non-string or empty text, a missing id, a duplicate id, an
-            identifier that is an object, or no documents at all.
+            field (text, id, identifier or unit), a non-string or empty text, a missing id, a duplicate id,
+            an identifier that is an object, a unit value that is missing, null, empty or not a scalar, or no
+            documents at all. Messages name the row and field, never the value.
         ConfigError: ``limit`` is not a positive integer.
     """
     return list(iter_documents(path, text_field=text_field, id_field=id_field, limit=limit,
-                               identifier_fields=identifier_fields, max_chars=max_chars))
+                               identifier_fields=identifier_fields, max_chars=max_chars, unit_field=unit_field))
 
 
 def iter_documents(
@@ -167,6 +178,7 @@ def iter_documents(
     limit: int | None = None,
     identifier_fields: Sequence[str] = (),
     max_chars: int | None = None,
+    unit_field: str | None = None,
 ) -> Iterator[Document]:
     """The documents of a JSON-lines, CSV or Parquet file, read and checked one row at a time.
 
@@ -195,14 +207,16 @@ def iter_documents(
             f"supported: {', '.join(SUPPORTED_EXTENSIONS)}. Hint: rename the file or convert it."
         )
     return _iter_documents(file, text_field, id_field, limit, identifier_fields=tuple(identifier_fields),
-                           max_chars=max_chars)
+                           max_chars=max_chars, unit_field=unit_field)
 
 
 def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: int | None, *,
-                    identifier_fields: Sequence[str] = (), max_chars: int | None = None) -> Iterator[Document]:
+                    identifier_fields: Sequence[str] = (), max_chars: int | None = None,
+                    unit_field: str | None = None) -> Iterator[Document]:
     seen_ids: set[int] = set()  # 64-bit hashes of the ids so far (not the ids: memory stays small)
     count = 0
-    for row_index, where, row in iter_rows(file, text_field, id_field, identifier_fields, max_chars=max_chars):
+    columns = (*identifier_fields, *((unit_field,) if unit_field is not None else ()))  # Parquet reads only these
+    for row_index, where, row in iter_rows(file, text_field, id_field, columns, max_chars=max_chars):
         if limit is not None and row_index >= limit:
             break
         text = _field(row, text_field, where, file)
@@ -227,9 +241,10 @@ def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: in
                     )
             seen_ids.add(key)
         identifiers = tuple(v for name in identifier_fields for v in _identifiers(row, name, where, file))
+        unit = None if unit_field is None else _unit(row, unit_field, where, file)
         count += 1
         del row  # with a cut text, the whole one goes now
-        yield Document(id=doc_id, text=text, identifiers=identifiers, text_sha256=digest)
+        yield Document(id=doc_id, text=text, identifiers=identifiers, text_sha256=digest, unit=unit)
     if not count:
         raise DataError(f"{file.name}: no documents found in {str(file)!r} (the file has no data rows).")
 
@@ -241,6 +256,28 @@ def _document_id(row: Mapping[str, Any], id_field: str, where: str, file: Path) 
     if isinstance(raw_id, (dict, list)):
         raise DataError(f"{file.name}, {where}: id field {id_field!r} must be a scalar, found {type(raw_id).__name__}.")
     return str(raw_id)
+
+
+def _unit(row: Mapping[str, Any], unit_field: str, where: str, file: Path) -> str:
+    """The row's privacy unit key: the value of ``unit_field``, stringified (never quoted in an error)."""
+    if unit_field not in row:
+        available = ", ".join(map(str, row.keys())) or "(none)"
+        raise DataError(
+            f"{file.name}, {where}: missing privacy unit field {unit_field!r}; available fields: {available}. Every "
+            "document needs its person's key. Hint: name the right field (--privacy-unit-field; "
+            "privacy_unit_field= in the API) or add the key to every row."
+        )
+    raw = row[unit_field]
+    if isinstance(raw, (dict, list)):
+        raise DataError(f"{file.name}, {where}: privacy unit field {unit_field!r} must be a scalar, found "
+                        f"{type(raw).__name__}.")
+    if raw is None or not str(raw).strip():
+        raise DataError(
+            f"{file.name}, {where}: privacy unit field {unit_field!r} is empty (null, or whitespace only). Every "
+            "document needs its person's key: a document without one cannot be bounded per person. Hint: fill "
+            "it in (a document of its own person gets a key of its own) or remove the row."
+        )
+    return str(raw)
 
 
 def _identifiers(row: Mapping[str, Any], name: str, where: str, file: Path) -> list[str]:
@@ -276,7 +313,7 @@ class DocumentFile:
     row at a time (see :func:`iter_documents`), never the whole collection.
 
     Args:
-        path, text_field, id_field, identifier_fields, max_chars: as in :func:`load_documents`.
+        path, text_field, id_field, identifier_fields, max_chars, unit_field: as in :func:`load_documents`.
 
     Iteration yields :class:`Document` in file order. ``len()`` is the number of documents; :attr:`cut`
     how many texts were cut at read time (``max_chars``; an owner-only count, never which).
@@ -287,12 +324,13 @@ class DocumentFile:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, text_field: str = "text", id_field: str | None = None,
-                 identifier_fields: Sequence[str] = (), max_chars: int | None = None):
+                 identifier_fields: Sequence[str] = (), max_chars: int | None = None, unit_field: str | None = None):
         self.path = Path(path)
         self.text_field = text_field
         self.id_field = id_field
         self.identifier_fields = tuple(identifier_fields)
         self.max_chars = max_chars
+        self.unit_field = unit_field
         self._identity = _file_identity(self.path)
         self._count = 0
         self.cut = 0
@@ -315,7 +353,8 @@ class DocumentFile:
 
     def _iter_checked(self) -> Iterator[Document]:
         documents = iter_documents(self.path, text_field=self.text_field, id_field=self.id_field,
-                                   identifier_fields=self.identifier_fields, max_chars=self.max_chars)
+                                   identifier_fields=self.identifier_fields, max_chars=self.max_chars,
+                                   unit_field=self.unit_field)
         self._check_unchanged()
         yield from documents
         self._check_unchanged()
@@ -401,19 +440,21 @@ def open_documents(
     id_field: str | None = None,
     identifier_fields: Sequence[str] = (),
     max_chars: int | None = None,
+    unit_field: str | None = None,
 ) -> DocumentFile | list[Document]:
     """The private collection for a build that reads it in a stream: a file path gives a
     :class:`DocumentFile` (re-read at each pass, never held in memory); Documents or strings give
-    :func:`as_documents`' list. The fields and ``max_chars`` are those of a file (see :func:`load_documents`).
+    :func:`as_documents`' list. The fields, ``max_chars`` and ``unit_field`` are those of a file (see
+    :func:`load_documents`; ``unit_field`` with Documents: :func:`as_documents`).
 
     Raises:
         DataError: as :func:`as_documents`.
     """
     if isinstance(documents, (str, os.PathLike)):
         return DocumentFile(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields,
-                            max_chars=max_chars)
+                            max_chars=max_chars, unit_field=unit_field)
     return as_documents(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields,
-                        max_chars=max_chars)
+                        max_chars=max_chars, unit_field=unit_field)
 
 
 def read_jsonl(path: str | os.PathLike[str], *, limit: int | None = None) -> list[dict[str, Any]]:
@@ -528,18 +569,21 @@ def as_documents(
     id_field: str | None = None,
     identifier_fields: Sequence[str] = (),
     max_chars: int | None = None,
+    unit_field: str | None = None,
 ) -> list[Document]:
     """The private collection as a list of :class:`Document` (a file path is loaded with the fields of
     :func:`load_documents`; plain strings get their row index as id and no identifiers). ``max_chars``:
     each longer text is cut (:func:`cut_text`; Documents given in memory too, so a build reads the same
-    text from a file or a list).
+    text from a file or a list). ``unit_field``: a file's privacy unit field; Documents given in memory
+    must then each carry a non-empty :attr:`Document.unit` (plain strings have none, so are refused).
 
     Raises:
-        DataError: an empty collection, a non-string/non-Document entry, an empty text, or a bad file.
+        DataError: an empty collection, a non-string/non-Document entry, an empty text, a missing or empty
+            unit (with ``unit_field``), or a bad file.
     """
     if isinstance(documents, (str, os.PathLike)):
         out = load_documents(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields,
-                             max_chars=max_chars)
+                             max_chars=max_chars, unit_field=unit_field)
         warn_duplicate_texts(out)
         return out
     if isinstance(documents, bytes) or not isinstance(documents, Sequence):
@@ -555,6 +599,13 @@ def as_documents(
         text = out[-1].text
         if not text or text.isspace():
             raise DataError(f"documents[{i}] has an empty text.")
+        unit = out[-1].unit
+        if unit_field is not None and (not isinstance(unit, str) or not unit.strip()):
+            raise DataError(
+                f"documents[{i}] has no privacy unit (Document.unit is {'empty' if isinstance(unit, str) else 'None'}) "
+                f"but the build is per person ({unit_field}). Every document needs its person's key: give each "
+                "Document its unit=..., or build without privacy_unit_field."
+            )
         cut, digest = cut_text(text, max_chars)
         if digest is not None:
             out[-1] = dataclasses.replace(out[-1], text=cut, text_sha256=out[-1].text_sha256 or digest)
@@ -567,23 +618,28 @@ def as_documents(
 def warn_duplicate_texts(documents: Iterable[Document]) -> int:
     """Warn (``UserWarning``, to stderr: never into a corpus folder's log) when documents repeat the text of
     an earlier one: the privacy unit is one document, so a person whose record appears twice is protected
-    only as two units. Returns the number of repeats.
+    only as two units. With privacy units (:attr:`Document.unit`), a copy within the same unit is no
+    repeat (that person is one unit whatever their number of documents); a copy under another unit is.
+    Returns the number of repeats.
 
     Memory: a 128-bit BLAKE2b digest per distinct text, not the texts (two different texts share a digest
     with probability about n²·2⁻¹²⁹ for n documents)."""
-    seen: set[bytes] = set()
+    seen: dict[bytes, str | None] = {}  # digest -> the unit of its first document
     repeats = 0
     for d in documents:
         # a text cut at read time: by its whole text's digest (texts that differ only after the cut differ)
         digest = (b"cut:" + d.text_sha256 if getattr(d, "text_sha256", None) is not None
                   else hashlib.blake2b(d.text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+        unit = getattr(d, "unit", None)
         if digest in seen:
-            repeats += 1
-        seen.add(digest)
+            repeats += unit is None or seen[digest] != unit
+        else:
+            seen[digest] = unit
     if repeats:
         warnings.warn(
-            f"{repeats} document(s) repeat the exact text of an earlier one. The guarantee is per document: "
-            "if copies belong to the same person, remove them (or merge each person's documents) first.",
+            f"{repeats} document(s) repeat the exact text of an earlier one. The guarantee is per document (per "
+            "person with --privacy-unit-field): if copies belong to the same person, remove them, or give every "
+            "document its person's key and build per person (--privacy-unit-field).",
             UserWarning,
             stacklevel=3,
         )

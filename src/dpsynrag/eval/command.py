@@ -50,6 +50,7 @@ def eval_command(
     task: str = typer.Option("medical", "--task", help="Task: medical | movielens | searchqa | package.module:Class."),
     database: Optional[Path] = typer.Option(None, "--database", help="The task's data folder or a database file (default: the task's folder under shared/)."),
     queries: Optional[Path] = typer.Option(None, "--queries", help="Query file in the task's format (default: the task's validation split)."),
+    privacy_unit_field: Optional[str] = typer.Option(None, "--privacy-unit-field", help="DP-SynRAG per person: the --database file's field holding each document's person key (the other methods stay per document)."),
     methods: Optional[str] = typer.Option(
         None, "--methods",
         help="Comma-separated: non-rag, rag, dp-rag, dp-synth, aug-pe, dp-synrag, dp-synrag-l1, "
@@ -91,6 +92,7 @@ def eval_command(
             epsilons=_floats(epsilon, "--epsilon"), delta=delta, questions=limit, documents=documents,
             subset=subset, attacks=attacks, seed=seed, top_k=top_k, answer_tokens=answer_tokens,
             mq_m=_ints(m, "--m"), mq_epsilon_totals=_floats(epsilon_total, "--epsilon-total"),
+            synrag=None if privacy_unit_field is None else {"privacy_unit_field": privacy_unit_field},
         )
         run_eval(config, progress=True, log=console.print, plots=not no_plots)
     except (DpsynragError, FileExistsError, ImportError, ValidationError) as exc:

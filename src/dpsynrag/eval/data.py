@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from dpsynrag.data.io import Document, load_documents, read_jsonl
-from dpsynrag.errors import DataError, DpsynragError
+from dpsynrag.errors import ConfigError, DataError, DpsynragError
 from dpsynrag.eval.config import EvalConfig
 from dpsynrag.eval.scoring import NameMatcher
 from dpsynrag.tasks import Query, Task, get_task, support_bucket_label
@@ -44,6 +44,8 @@ def _fingerprint(documents: Sequence[Document]) -> str:
     h = hashlib.sha256()
     for d in documents:
         h.update(d.id.encode("utf-8") + b"\x00" + d.text.encode("utf-8") + b"\x01")
+        if d.unit is not None:  # per person: the grouping is part of the input (cached corpora follow it)
+            h.update(b"unit\x00" + d.unit.encode("utf-8") + b"\x01")
     return h.hexdigest()
 
 
@@ -83,10 +85,13 @@ def load_eval_data(config: EvalConfig) -> EvalData:
     task = _bound_task(config.task, folder if folder is not None else (db.parent if db is not None else None))
     names: list[str] = []
     names_source = "task.private_names"
+    # per person (DP-SynRAG's privacy_unit_field, --privacy-unit-field): each document's key read from the file
+    unit_field = dict(p.synrag).get("privacy_unit_field")
     if db is not None and db.is_file():
         rows = read_jsonl(db) if db.suffix.lower() in (".jsonl", ".json") else None
         id_field = "id" if rows and "id" in rows[0] else None
-        all_docs = load_documents(db, text_field=getattr(task, "text_field", "text"), id_field=id_field)
+        all_docs = load_documents(db, text_field=getattr(task, "text_field", "text"), id_field=id_field,
+                                  unit_field=unit_field)
         name_field = next((k for k in ("patient_name", "name", "pseudonym") if rows and k in rows[0]), None)
         if name_field:
             names = [r[name_field] for r in rows if isinstance(r.get(name_field), str)]
@@ -97,6 +102,11 @@ def load_eval_data(config: EvalConfig) -> EvalData:
             except DpsynragError:
                 names, names_source = [], "none"
     else:
+        if unit_field is not None:
+            raise ConfigError(
+                f"--privacy-unit-field {unit_field}: the task's data folder has no person key per document; give "
+                "--database a document file holding the field (e.g. the one examples/per_person.py writes)."
+            )
         all_docs = task.load_database(folder)
         names = task.private_names(folder)
     if not all_docs:

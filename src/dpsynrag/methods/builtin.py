@@ -79,6 +79,10 @@ SYNRAG_OPTIONS = (
            "Split each cluster into disjoint member groups of about this many documents (by a hash of each "
            "document), one text per group, at the cost of one text (default: one text per cluster)."),
     Option("--max-groups", "max_groups", int, "With --group-size: the most groups (texts) per cluster (default 8)."),
+    Option("--privacy-unit-field", "privacy_unit_field", str,
+           "Field holding each document's person key: the guarantee is per person (all of one person's documents), "
+           "not per document; each person gives at most K keywords, joins at most L clusters and is one member "
+           "of a cluster (same epsilon, same noise)."),
     Option("--batch-size", "batch_size", int, "Prompts per generation batch (default: chosen from memory)."),
     Option("--prediction-checkpoints", "prediction_checkpoints", int,
            "Private prediction in about this many checkpointed batches of clusters (default 20): fewer is faster "
@@ -112,7 +116,7 @@ class DPSynRAG(CorpusMethod):
 
         cal = config.calibrate()
         return PrivacyReport.from_plan(config.plan(cal), delta=config.delta, parameters=cal.to_dict(),
-                                       notes=config.plan_notes)
+                                       notes=config.plan_notes, unit_field=config.privacy_unit_field)
 
     def build(self, documents, out_dir, config, *, lm=None, embedder=None, text_field="text", id_field=None,
               identifier_fields=(), overwrite=False, progress=False, ledger=None, resume=False, ray=None,

@@ -221,7 +221,8 @@ class LanguageModel:
 
         Raises:
             ConfigError: ``prompts`` is a single string.
-            DataError: a prompt that is not a string, has no tokens, or is too long.
+            DataError: a prompt that is not a string, has no tokens, or is too long (the message names
+                the prompt's index and the public limits, never its token count).
         """
         if isinstance(prompts, str):
             raise ConfigError("`prompts` must be a sequence of strings, not one string.")
@@ -233,9 +234,11 @@ class LanguageModel:
             if not ids:
                 raise DataError(f"prompt {i} is empty (no tokens); render it with `chat_prompt` first.")
             if self.max_positions is not None and len(ids) + new_tokens > self.max_positions:
+                # never the prompt's own token count: it depends on the (possibly private) text
                 raise DataError(
-                    f"prompt {i} has {len(ids)} tokens; with {new_tokens} new tokens it exceeds the model's "
-                    f"{self.max_positions} positions. Truncate the documents (`LanguageModel.truncate`)."
+                    f"prompt {i} does not fit the model's {self.max_positions} positions with {new_tokens} new "
+                    "tokens. Truncate the documents (`LanguageModel.truncate`); a build checks this up front "
+                    "(dpsynrag.pipeline.context)."
                 )
             out.append(ids)
         return out

@@ -12,6 +12,11 @@ Order of operations, and what each one releases:
    mechanism threshold, then private prediction of T tokens (released text).
 6. Self-filtering, indexing (post-processing of the released texts).
 
+Per person (``config.privacy_unit_field``; :mod:`dpsynrag.pipeline.units`): stage 2 caps each person's
+keywords to K from the union of their documents, stage 3 counts persons, stage 4 clusters persons (each in
+at most L clusters) with one member per person in a cluster (its most relevant document), and stages 5–6
+read those members as without units: every sensitivity is per person, the plan is unchanged.
+
 The output folder holds only released values (keywords with their noisy counts, integers, and texts)
 and public parameters. Data-dependent numbers that are not DP — the input fingerprint, the stage wall
 times, and how many documents were cut to ``max_document_tokens`` or by the embedder — go only to the
@@ -47,13 +52,22 @@ from dpsynrag.pipeline.clustering import (
     group_count,
     release_warnings,
     soft_cluster,
+    soft_cluster_units,
     split_into_groups,
     top_keywords,
 )
 from dpsynrag.pipeline.config import BuildConfig
-from dpsynrag.pipeline.keywords import excluded_words, extract_keyword_sets, keyword_view, make_extractor
+from dpsynrag.pipeline.context import check_context
+from dpsynrag.pipeline.keywords import (
+    excluded_words,
+    extract_keyword_sets,
+    keyword_view,
+    make_extractor,
+    unit_keyword_sets,
+)
 from dpsynrag.pipeline.prompts import KEYWORD_SLOT, REPHRASE_PROMPT, strip_echoed_label
 from dpsynrag.pipeline.run import BuildRun, truncation_stages
+from dpsynrag.pipeline.units import PrivacyUnits
 from dpsynrag.privacy.mechanisms import (
     exponential_threshold,
     gaussian_histogram,
@@ -157,6 +171,10 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     charge = run.prepare_charge(None if checkpoint.ledger_recorded else ledger)
     run.start()  # logs public values only; nothing logged below may depend on the private data except through a mechanism
     lm, embedder = run.lm, run.embedder
+    # before any model pass over a document or any draw: the longest prompt of every stage fits the model
+    # (public numbers only; a misfit found during private prediction would stop the build after its draws)
+    check_context(lm, config, public_prompt=resolve_public_prompt(config), filter_prompt=run.filter_prompt,
+                  vocabulary=vocabulary)
     timings.update(checkpoint.timings)  # stages of an interrupted build: restored, not rerun
 
     t = time.time()
@@ -179,10 +197,17 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
             total=len(texts), on_progress=display.update)  # int ids, not strings
         timings["keywords_s"] = time.time() - t
         checkpoint.save_keywords(doc_keywords, timings)
-        log.info("stage 1a: keywords extracted (%s extractor)", extractor.name)
         display.end(f"{extractor.name} extractor")
     else:
         display.restored("keywords", checkpoint.path.name)
+    # logged whether extracted now or restored: the public build.log of a resumed build is that of an
+    # uninterrupted one (the resume is recorded only in the owner-only DIR.owner.json)
+    log.info("stage 1a: keywords extracted (%s extractor)", config.extractor)
+    # per person (--privacy-unit-field): at most K keywords per unit, from its documents' sets alone; the
+    # histogram and the clustering count units (dpsynrag.pipeline.units)
+    persons = None if config.privacy_unit_field is None else PrivacyUnits.from_documents(
+        run.input_documents, config.privacy_unit_field)
+    counted = doc_keywords if persons is None else unit_keyword_sets(doc_keywords, persons, max_keywords=config.K)
 
     accountant = run.accountant(delta_budget=cal.delta_hist)
     keywords = checkpoint.restore_histogram(accountant, noise)  # its events composed again: nothing drawn
@@ -191,7 +216,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         checkpoint.record_in_ledger(charge)  # the ledger records the build before its first mechanism draws
         if vocabulary is None:
             released = gaussian_sparse_histogram(
-                doc_keywords,
+                counted,
                 max_keywords=config.K,
                 sigma=cal.sigma_hist,
                 threshold=cal.hist_threshold,
@@ -201,7 +226,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
             keywords = top_keywords(released, config.R)
         else:
             noisy = gaussian_histogram(
-                doc_keywords, vocabulary, max_keywords=config.K, sigma=cal.sigma_hist, accountant=accountant,
+                counted, vocabulary, max_keywords=config.K, sigma=cal.sigma_hist, accountant=accountant,
                 random=noise,
             )
             keywords = top_keywords((vocabulary, noisy), config.R)
@@ -222,10 +247,16 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         warnings.warn(message, stacklevel=2)
 
     display.start("clustering")
-    clusters = soft_cluster(
-        doc_keywords, W, L=config.L, texts=texts if config.match_text else None, rule=config.clustering,
-        language=config.language,
-    )
+    if persons is None:
+        clusters = soft_cluster(
+            doc_keywords, W, L=config.L, texts=texts if config.match_text else None, rule=config.clustering,
+            language=config.language,
+        )
+    else:  # one member per unit in a cluster (its most relevant document), a unit in at most L clusters
+        clusters = soft_cluster_units(
+            doc_keywords, counted, persons, W, L=config.L, texts=texts if config.match_text else None,
+            rule=config.clustering, language=config.language,
+        )
     display.end(f"{len(clusters)} clusters")
     parallel = accountant.open_parallel(
         cal.branch_plan(groups=config.groups), num_branches=len(W), max_branches_per_unit=config.L_effective
@@ -345,7 +376,8 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     timings["private_prediction_s"] = time.time() - t
     log.info("stage 2d: %d synthetic texts generated", len(synthetic))
     unit_of = [(r, j) for r, j, _ in units]  # public: cluster and group indices only
-    del kept_members, clusters, doc_keywords, units, cluster_prompts  # private: never written to the corpus
+    # private: never written to the corpus
+    del kept_members, clusters, doc_keywords, counted, persons, units, cluster_prompts
 
     kept = run.filter(synthetic)
     records = []
@@ -372,6 +404,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         filter_prompt=run.filter_prompt,
         decoding=decoding,
         truncation=truncation,
+        owner_record={"resumes": checkpoint.resumes},  # owner-only: what each resume restored (none: [])
     )
     checkpoint.remove()  # the corpus is in place: its checkpoints and private intermediates go
     return corpus

@@ -9,12 +9,15 @@ What it holds, after each stage of :func:`~dpsynrag.pipeline.build.build_corpus`
 
 * ``state.json``: what identifies the build — the input's fingerprint
   (:func:`~dpsynrag.corpus_format.input_fingerprint`), the :class:`~dpsynrag.pipeline.config.BuildConfig`
-  dump and the dpsynrag version — whether the privacy ledger recorded it, and the stage wall times;
+  dump and the dpsynrag version — whether the privacy ledger recorded it, which checkpoints of drawn
+  values were written (``released``), the stage wall times, and what each resume restored (``resumes``,
+  for the owner-only ``DIR.owner.json``);
 * ``keywords.json`` (private intermediate): every document's capped keyword set;
 * ``histogram.json`` (released): the keywords the DP histogram released with their noisy counts, the
   build accountant's events, and a seeded noise generator's position (None with secure randomness);
-* ``clusters.json`` (private intermediate): each cluster's members kept by outlier removal (the result
-  of the released thresholds), the cluster accountants' events, and the truncation stages;
+* ``clusters.json`` (private intermediate, but the outcome of drawn mechanisms): each cluster's members
+  kept by outlier removal (the result of the noisy sums and thresholds), the cluster accountants'
+  events, and the truncation stages;
 * ``texts.json`` (released): the token ids of the clusters private prediction finished, written after
   each batch of clusters.
 
@@ -27,9 +30,17 @@ batch-invariant engine makes a cluster's text independent of its batch, so a see
 any point writes the same corpus, byte for byte, as an uninterrupted one; with secure randomness the
 released values come from the checkpoint and the rest is drawn fresh.
 
-What was restored is said to the owner on the console (:attr:`BuildCheckpoint.resume_message`), never
-logged: the ``dpsynrag`` logger's records become the public ``build.log``, and whether a build was
-interrupted, and where, is not part of the release.
+The checkpoints of drawn values (:data:`DRAWN`) are required once written: ``state.json`` lists each one
+(``released``) just before its file is first written, and the histogram is required too once the build
+passed the point where the ledger records it, just before the histogram is drawn (``ledger_recorded``).
+A resume whose work folder lacks one of them or holds it damaged (or holds them without ``state.json``)
+is refused before anything is read or drawn: drawing that value again would spend the budget twice and
+let a build be rerun until it releases what one wants. The way out is a new build with a fresh budget.
+
+What was restored is said to the owner on the console (:attr:`BuildCheckpoint.resume_message`) and
+recorded in the owner-only ``DIR.owner.json`` (:attr:`BuildCheckpoint.resumes`), never logged: the
+``dpsynrag`` logger's records become the public ``build.log``, and whether a build was interrupted, and
+where, is not part of the release (a kill, e.g. for lack of memory, can depend on the data).
 
 A checkpoint left by a killed build is never used or deleted silently: a build to the same ``--out``
 without ``--resume`` is refused (pass ``--resume``, or delete the folder to start over), and
@@ -68,6 +79,9 @@ KEYWORDS = "keywords.json"
 HISTOGRAM = "histogram.json"
 CLUSTERS = "clusters.json"
 TEXTS = "texts.json"
+DRAWN = (HISTOGRAM, CLUSTERS, TEXTS)
+"""Checkpoints of values drawn by mechanisms (the histogram; the outcome of outlier removal; the finished
+texts): once written, a resume needs them whole and never draws them again."""
 CHECKPOINTS_PER_STAGE = 20
 """Private prediction is checkpointed after each of about this many batches of clusters (the default of
 ``BuildConfig.prediction_checkpoints``)."""
@@ -213,6 +227,9 @@ class BuildCheckpoint:
                 f"{self.path}, the work folder of --out {self.out}, is not a folder of yours: remove it yourself."
             )
         if st is not None and not (self.path / STATE).is_file():
+            left = [name for name in DRAWN if (self.path / name).exists()]
+            if left:  # state.json is written before any other file: this folder was tampered with
+                raise self._refusal(left[0], f"{STATE} is missing beside it")
             shutil.rmtree(self.path)  # killed while creating it: it holds no checkpoint
             st = None
         if st is None:
@@ -249,9 +266,11 @@ class BuildCheckpoint:
                 "cannot resume (--resume): the configuration changed since the interrupted build: "
                 f"{'; '.join(changed)}. Pass the same options, or delete {self.path} to start over."
             )
+        self._check_drawn(state)
         self.state = state
         self._created = True
         self.resume_message = self._describe()
+        self.state["resumes"] = [*self.resumes, self.resume_message]  # owner-only; saved with the next checkpoint
 
     def _describe(self) -> str:
         """What a resume restores, e.g. "resuming: keywords, histogram (48 keywords), outlier removal, 12 of 48
@@ -273,12 +292,33 @@ class BuildCheckpoint:
             return f"resuming from {self.path.name}: no stage had finished; nothing to restore"
         return f"resuming: {', '.join(restored)} restored from {self.path.name}"
 
+    def _check_drawn(self, state: dict) -> None:
+        """Refuse (:meth:`_refusal`) when a checkpoint of a drawn value that this build wrote — or the
+        histogram, once the ledger point before its draw was passed — is missing or damaged."""
+        required = [name for name in DRAWN
+                    if name in (state.get("released") or []) or (name == HISTOGRAM and state.get("ledger_recorded"))]
+        for name in required:
+            if not (self.path / name).is_file():
+                raise self._refusal(name, "it is missing")
+            self._read(name)  # a damaged one is refused there
+
+    def _refusal(self, name: str, why: str) -> CheckpointError:
+        """The error of a resume that would have to draw a released value again (never drawn: refused)."""
+        return CheckpointError(
+            f"cannot resume (--resume): the interrupted build already drew the value checkpointed in "
+            f"{self.path / name}, but {why}. Drawing it again would spend the privacy budget twice (and the "
+            f"ledger records the build once), so nothing was drawn. Start a new build with a fresh budget: delete "
+            f"{self.path} and run the build without --resume (with --ledger it is recorded as a new release)."
+        )
+
     def _read(self, name: str):
         try:
             return json.loads((self.path / name).read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as exc:
+            if name in DRAWN:
+                raise self._refusal(name, f"it is damaged ({type(exc).__name__})") from None
             raise CheckpointError(
                 f"the checkpoint file {self.path / name} is damaged ({type(exc).__name__}): delete {self.path} to "
                 "start over."
@@ -290,6 +330,11 @@ class BuildCheckpoint:
             os.chmod(self.path, 0o700)  # whatever the umask
             self._created = True
             _write_json(self.path / STATE, self.state)
+        if name in DRAWN and name not in self.state.setdefault("released", []):
+            # recorded before the file is written: from now on a resume needs it (a kill in between refuses a
+            # resume that could have gone on: conservative)
+            self.state["released"].append(name)
+            _write_json(self.path / STATE, self.state)
         if name != STATE:
             _write_json(self.path / name, obj)
         if timings is not None:
@@ -300,6 +345,12 @@ class BuildCheckpoint:
     def timings(self) -> dict[str, float]:
         """Stage wall times of the stages already checkpointed (owner-only, like all timings)."""
         return dict(self.state.get("timings", {}))
+
+    @property
+    def resumes(self) -> list[str]:
+        """What each resume of this build restored (:meth:`_describe`; data-dependent counts): for the
+        owner-only ``DIR.owner.json`` only, never the public ``build.log``. Empty for an uninterrupted build."""
+        return list(self.state.get("resumes", []))
 
     @property
     def ledger_recorded(self) -> bool:

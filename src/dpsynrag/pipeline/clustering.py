@@ -5,6 +5,10 @@ All are post-processing of the DP histogram plus per-document computations: clus
 a document depends only on that document's keywords (or text) and the public, already-released
 keyword list W, and its group only on its own text and released or public values. This is what
 overlapping parallel composition needs.
+
+Per person (:func:`soft_cluster_units`, ``--privacy-unit-field``): the same rules cluster privacy units on
+their capped keyword sets, and each unit is one member of a cluster, its most relevant document holding the
+cluster's keyword: a function of that unit's documents and W only.
 """
 
 from __future__ import annotations
@@ -176,6 +180,80 @@ def soft_cluster(
             joined[i] += 1
         clusters[r] = members
     return clusters
+
+
+def soft_cluster_units(
+    doc_keywords: Sequence[Sequence[str]],
+    unit_keywords: Sequence[Sequence[str]],
+    units,
+    keywords: Sequence[str],
+    *,
+    L: int,
+    texts: Iterable[str] | None = None,
+    rule: str = "paper",
+    language: str = DEFAULT_LANGUAGE,
+) -> list[list[int]]:
+    """Soft clustering per privacy unit (person): each unit joins at most L clusters and is **one member**
+    of each, its most relevant document holding the cluster's keyword (:mod:`dpsynrag.pipeline.units`).
+
+    The units are clustered by :func:`soft_cluster` (``rule`` as there) on their keyword sets
+    (``unit_keywords``, :func:`~dpsynrag.pipeline.keywords.unit_keyword_sets`), or with ``texts`` on the
+    released keywords that occur in any of their documents' texts. In cluster r, unit u's member is the
+    document of u holding ``keywords[r]`` (in its own keyword set; with ``texts``, in its text) where the
+    word ranks best in that document's keyword set (not in it: after every ranked one), ties to the first
+    in file order. Memberships and members are functions of the unit's own documents and the released W,
+    so adding or removing a unit (any number of documents) adds or removes one member in each of at most L
+    clusters and changes nothing else: overlapping parallel composition per unit, each cluster's
+    mechanisms with their per-document sensitivity.
+
+    Args:
+        doc_keywords: each document's capped keyword set, in file order.
+        unit_keywords: each unit's capped keyword set, in unit order.
+        units: the :class:`~dpsynrag.pipeline.units.PrivacyUnits` of the documents.
+        keywords: the released keywords W, most frequent first.
+        L: the most clusters a unit may join (>= 1).
+        texts: one text per document in file order (``match_text``; ``rule="paper"`` only); read once.
+        rule, language: as in :func:`soft_cluster`.
+
+    Returns:
+        One sorted list of document indices per keyword, in the order of ``keywords``: at most one
+        document of each unit per list, and each unit's documents in at most L lists in all.
+
+    Raises:
+        ConfigError: bad ``L`` or ``rule``, ``rule="primary"`` with ``texts``, or lengths that differ.
+    """
+    if units.num_documents != len(doc_keywords) or len(units) != len(unit_keywords):
+        raise ConfigError(f"`units` ({len(units)} units of {units.num_documents} documents), `unit_keywords` "
+                          f"({len(unit_keywords)}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
+    matched: list[frozenset[str]] | None = None
+    if texts is not None:
+        if rule == "primary":
+            raise ConfigError("`clustering` 'primary' ranks extracted keywords; it cannot match the text (--match-text).")
+        released = set(keywords)
+        matched = [frozenset(released.intersection(text_words(t, language))) for t in texts]
+        if len(matched) != len(doc_keywords):
+            raise ConfigError(f"`texts` ({len(matched)}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
+        unit_sets: Sequence[Sequence[str]] = [
+            sorted(frozenset().union(*(matched[int(i)] for i in units.documents(u)))) for u in range(len(units))]
+    else:
+        unit_sets = unit_keywords
+    unit_clusters = soft_cluster(unit_sets, keywords, L=L, rule=rule, language=language)
+    out: list[list[int]] = []
+    for r, members in enumerate(unit_clusters):
+        w = keywords[r]
+        chosen = []
+        for u in members:
+            best = None
+            for i in units.documents(u):
+                i = int(i)
+                own = doc_keywords[i]
+                if w not in own and (matched is None or w not in matched[i]):
+                    continue
+                rank = (own.index(w) if w in own else len(own), i)
+                best = rank if best is None or rank < best else best
+            chosen.append(best[1])
+        out.append(sorted(chosen))
+    return out
 
 
 def group_count(noisy_count: float, *, group_size: int, max_groups: int, cap: int | None = None) -> int:

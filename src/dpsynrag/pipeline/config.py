@@ -104,6 +104,14 @@ class BuildConfig(CorpusConfig):
     a_d = clamp((max l_d − l_d[v_pub]) / ``svt_gap``, 0, 1), decides when to pay for a token drawn by the
     decoding variant; a text ends after C paid tokens. ``svt_fraction`` f of each text's token budget goes
     to the C runs, the rest to the C paid tokens (:func:`~dpsynrag.privacy.calibration.calibrate`).
+
+    Privacy units (``privacy_unit_field``, ``--privacy-unit-field FIELD``; None: the paper's per-document
+    guarantee): the input's field holding each document's person key (:attr:`~dpsynrag.data.io.Document.unit`;
+    every document must have one). Neighbouring collections then differ by all documents of one person, and
+    every contribution is bounded per person (:mod:`dpsynrag.pipeline.units`): at most K keywords per person
+    from the union of that person's documents, at most L clusters per person, one member (one prompt, one
+    embedding, one threshold vote) per person in a cluster. Every mechanism keeps its per-document
+    sensitivity per person, so the calibration, ρ and ε are unchanged; the report says "per person (FIELD)".
     """
 
     K: int = Field(10, ge=1)
@@ -146,6 +154,7 @@ class BuildConfig(CorpusConfig):
     batch_size: Optional[int] = Field(None, ge=1)
     memory_budget_gb: float = Field(2.0, gt=0)
     prediction_checkpoints: int = Field(CHECKPOINTS_PER_STAGE, ge=1)
+    privacy_unit_field: Optional[str] = Field(None, min_length=1)
 
     @field_validator("language")
     @classmethod
@@ -303,6 +312,13 @@ class BuildConfig(CorpusConfig):
     def plan_notes(self) -> list[str]:
         """Notes for the privacy report about how the plan reads the parameters (public)."""
         notes = []
+        if self.privacy_unit_field is not None:
+            f = self.privacy_unit_field
+            notes.append(f"privacy unit: per person ({f}), not per document: neighbouring collections differ by all "
+                         f"documents sharing one value of {f!r}. Each person contributes at most K = {self.K} keywords "
+                         f"(from the union of their documents), joins at most L = {self.L} clusters and is one member "
+                         "(one prompt, one embedding, one threshold vote) of a cluster: every sensitivity is the "
+                         "per-document one, per person")
         if self.L_effective != self.L:
             why = (f"only R = {self.R} clusters exist" if self.L_effective == self.R
                    else f"a document holds at most K = {self.K} keywords")

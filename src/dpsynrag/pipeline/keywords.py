@@ -24,6 +24,10 @@ document with its identifier-shaped tokens (e-mails, URLs, ids such as ``ORD-782
 digits) and the redaction placeholder removed, and the words of the placeholder and of the document's own
 identifier values are dropped from its candidates, whatever the extractor returns. Both are functions of
 that one document and public constants, so the histogram's sensitivity is unchanged.
+
+Per person (``--privacy-unit-field``; :mod:`dpsynrag.pipeline.units`): each document's set is extracted and
+capped as above, then :func:`unit_keyword_sets` gives each person at most K words of the union of their
+documents' sets, by a rule that reads that person's documents alone; the histogram counts persons.
 """
 
 from __future__ import annotations
@@ -285,6 +289,46 @@ class KeywordSets(Sequence):
         for end in self._ends:
             yield tuple(self.words[k] for k in self._ids[start:end])
             start = end
+
+
+def unit_keyword_sets(doc_keywords: Sequence[Sequence[str]], units, *, max_keywords: int) -> KeywordSets:
+    """Each privacy unit's keyword set: at most ``max_keywords`` (K) words of the union of its documents'
+    capped sets (:mod:`dpsynrag.pipeline.units`).
+
+    The rule reads the unit's own documents only: words held by more of the unit's documents first (a
+    person's recurring topic before a passing one), then by their best position in a document's set (the
+    extractor's order of importance), then by first appearance (the unit's documents in file order, each
+    set in order). So a unit contributes at most K distinct words to the histogram whatever its number of
+    documents: L2 sensitivity √K per unit, as per document without units.
+
+    Args:
+        doc_keywords: each document's capped keyword set (:func:`extract_keyword_sets`), in file order.
+        units: a :class:`~dpsynrag.pipeline.units.PrivacyUnits` over the same documents.
+        max_keywords: K >= 1.
+
+    Returns:
+        A :class:`KeywordSets` with one set per unit, in unit order, each in the rule's order.
+
+    Raises:
+        ConfigError: ``max_keywords`` < 1, or ``units`` over another number of documents.
+    """
+    if isinstance(max_keywords, bool) or not isinstance(max_keywords, int) or max_keywords < 1:
+        raise ConfigError(f"`max_keywords` must be an integer >= 1. Found {max_keywords!r}.")
+    if units.num_documents != len(doc_keywords):
+        raise ConfigError(f"`units` ({units.num_documents} documents) and `doc_keywords` ({len(doc_keywords)}) "
+                          "differ in length.")
+    out = KeywordSets()
+    for u in range(len(units)):
+        held: Counter[str] = Counter()
+        best: dict[str, int] = {}
+        first: dict[str, int] = {}
+        for i in units.documents(u):
+            for position, w in enumerate(doc_keywords[int(i)]):
+                held[w] += 1
+                best[w] = min(best.get(w, position), position)
+                first.setdefault(w, len(first))
+        out.append(sorted(held, key=lambda w: (-held[w], best[w], first[w]))[:max_keywords])
+    return out
 
 
 EXTRACT_CHUNK = 512

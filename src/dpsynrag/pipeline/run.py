@@ -296,8 +296,9 @@ class BuildRun:
     Attributes:
         cal: the calibration; filter_prompt: the self-filter prompt or None; documents: what the method
         reads (redacted when ``config.redact_identifiers`` or ``config.redact_pii``); input_documents: the
-        input as read (its fingerprints identify the dataset in the ledger and the owner-only record); each
-        text is cut at read time to ``max_chars`` = :func:`~dpsynrag.data.io.max_document_chars` of
+        input as read (its fingerprints identify the dataset in the ledger and the owner-only record; with
+        a config's ``privacy_unit_field``, kept in ``unit_field``, each Document carries its person's key
+        ``unit``); each text is cut at read time to ``max_chars`` = :func:`~dpsynrag.data.io.max_document_chars` of
         ``config.max_document_tokens`` (None for a config without it); random: the root source; charge: the
         :class:`~dpsynrag.privacy.ledger.PendingCharge` to commit before the first draw; timings: stage wall
         times (s); lm, embedder: after :meth:`load_models`; display: the :class:`BuildDisplay`.
@@ -335,8 +336,11 @@ class BuildRun:
         opener = open_documents if stream else as_documents
         max_tokens = getattr(config, "max_document_tokens", None)
         self.max_chars = None if max_tokens is None else max_document_chars(max_tokens)
+        # per person (--privacy-unit-field): every document's unit key is read and checked here, before any model
+        self.unit_field: str | None = getattr(config, "privacy_unit_field", None)
         self.input_documents: Sequence[Document] = opener(documents, text_field=text_field, id_field=id_field,
-                                                          identifier_fields=identifier_fields, max_chars=self.max_chars)
+                                                          identifier_fields=identifier_fields, max_chars=self.max_chars,
+                                                          unit_field=self.unit_field)
         self.documents: Sequence[Document] = (
             RedactedDocuments(self.input_documents, config.identifier_placeholder, identifiers=redact, pii=pii)
             if redact or pii is not None else self.input_documents)
@@ -449,7 +453,8 @@ class BuildRun:
                 all_notes.append(pii_note(self.config.identifier_placeholder))
         all_notes += [] if self.random.is_secure else [NOT_FOR_RELEASE_NOTE]
         report = PrivacyReport.from_accountant(accountant, delta=self.config.delta, plan=plan, parameters=parameters,
-                                               secure_randomness=self.random.is_secure, notes=all_notes)
+                                               secure_randomness=self.random.is_secure, notes=all_notes,
+                                               unit_field=self.unit_field)
         if composition is not None:
             import dataclasses
 

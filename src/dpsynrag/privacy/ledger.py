@@ -1,25 +1,44 @@
-"""A persistent privacy-budget ledger per dataset (issue 15, part 2).
+"""A persistent privacy-budget ledger per document or privacy unit (issue 15, part 2; issue 30).
 
-Every corpus build and every DP-RAG query on a dataset releases something about it; the privacy
+Every corpus build and every DP-RAG query on a collection releases something about it; the privacy
 report of one release covers that release only. This ledger — an SQLite file ``ledger.sqlite`` in a
-folder (``--ledger DIR``; default :func:`default_ledger_dir`) — records each release's zCDP cost under
-the dataset's fingerprint (:func:`dataset_fingerprint`), across processes and sessions, and can
-refuse a release that would take the dataset over a lifetime budget **before anything is drawn**.
+folder (``--ledger DIR``; default :func:`default_ledger_dir`) — records each release's zCDP cost
+**on every document (or privacy unit) it read**, across processes and sessions, and can refuse a
+release that would take the most-spent of them over a lifetime budget **before anything is drawn**.
 
-Composition (Bun & Steinke 2016, Lemma 2.3; approximate zCDP): releases on one dataset compose by
-adding ρ and adding their approximate-zCDP δ terms; the ledger also adds the releases' own δ's and
-states the lifetime guarantee at that summed δ: ε = conv(Σρ, Σδ − Σδ-terms), under the Bun–Steinke
-(paper) and the tight CKS conversion (:mod:`dpsynrag.privacy.conversions`). The sum is ≥ Σδ-terms, so
-the conversion is always valid; when Σδ ≥ 1 nothing is guaranteed (ε = inf).
+Documents, not files (issue 30): a collection is recorded as its set of unit fingerprints, keyed hashes
+``HMAC-SHA256(key, ·)`` cut to 128 bits (:func:`unit_fingerprints`) of each document's unit key
+(:attr:`~dpsynrag.data.io.Document.unit`, ``--privacy-unit-field``) or, without units, of its whole text's
+SHA-256. The secret key is ``ledger.key`` beside the ledger (owner-only, made on first use; never any
+text in the ledger). A later release that reads a recorded document composes with every earlier release
+that read it, whatever file it came from: 299 of the same 300 documents get no fresh budget. A unit
+that no earlier release read starts at zero: releases on disjoint sets of units compose in parallel
+(McSherry 2009, PINQ, Theorem 4; per-unit accounting as in Feldman & Zrnic 2021, individual privacy
+accounting). A hash collision (probability about n²·2⁻¹²⁹) merges two units' spend: conservative.
 
-A lifetime budget (ε_L, optionally δ_L, a conversion) is stored per dataset
-(:meth:`PrivacyLedger.set_budget`, ``dpsynrag ledger set-budget``); a ledger opened with
-``lifetime_epsilon`` (``--lifetime-epsilon``) adds that limit for its own releases. A release is
-refused when, after it, ε under the budget's conversion would exceed a limit, or Σδ would exceed δ_L
-(or reach 1 under a limit). The check and the insert run in one ``BEGIN IMMEDIATE`` transaction, so
-concurrent builds and query sessions never overspend together.
+Composition (Bun & Steinke 2016, Lemma 2.3; approximate zCDP): the releases that read one unit compose
+by adding ρ and adding their approximate-zCDP δ terms; the ledger also adds the releases' own δ's and
+states the unit's lifetime guarantee at that summed δ: ε = conv(Σρ, Σδ − Σδ-terms), under the
+Bun–Steinke (paper) and the tight CKS conversion (:mod:`dpsynrag.privacy.conversions`). The sum is
+≥ Σδ-terms, so the conversion is always valid; when Σδ ≥ 1 nothing is guaranteed (ε = inf). A
+collection's lifetime ε is that of its most-spent unit (:meth:`PrivacyLedger.unit_totals`).
 
-The ledger is owner-only (folder 0700, file 0600): it holds fingerprints of private collections,
+A lifetime budget (ε_L, optionally δ_L, a conversion) is stored per collection
+(:meth:`PrivacyLedger.set_budget`, ``dpsynrag ledger set-budget``) and on each of its units, so it also
+binds a later release on a subset or a superset; a ledger opened with ``lifetime_epsilon``
+(``--lifetime-epsilon``) adds that limit for its own releases. A release is refused when, after it, ε
+of any unit it reads would exceed a limit under the limit's conversion, or that unit's Σδ would exceed
+δ_L (or reach 1 under a limit). The check and the insert run in one ``BEGIN IMMEDIATE`` transaction,
+so concurrent builds and query sessions never overspend together.
+
+Migration from a ledger written before issue 30 (schema 1, keyed by the whole input's hash): it is
+upgraded in place when opened (schema 2). Its releases stay recorded under their collection's
+fingerprint (:func:`dataset_fingerprint`, unchanged) and keep composing with any later release on
+exactly that collection, as before. The first time that collection is read again (a build, a DP-RAG
+session, ``dpsynrag ledger show FILE`` or ``set-budget FILE``) its units are registered and its earlier
+releases and budget are carried onto them: from then on subsets and supersets compose with them too.
+
+The ledger is owner-only (folder 0700, files 0600): it holds keyed fingerprints of private documents,
 times and output folders. A release is recorded when its first mechanism is about to run; a release
 that fails after that stays recorded (noise may have been drawn: conservative).
 """
@@ -29,11 +48,13 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import hashlib
+import hmac
 import math
 import os
+import secrets
 import sqlite3
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -43,7 +64,9 @@ from dpsynrag.privacy.conversions import CONVERSIONS, epsilon_from_rho
 
 LEDGER_ENV = "DPSYNRAG_LEDGER"
 LEDGER_FILE = "ledger.sqlite"
-SCHEMA_VERSION = 1
+KEY_FILE = "ledger.key"
+SCHEMA_VERSION = 2  # 2: per-unit fingerprints and spend (issue 30); 1 is upgraded in place
+FINGERPRINT_BYTES = 16  # HMAC-SHA256 cut to 128 bits
 _RTOL = 1e-9  # as the accountant: summation order only
 
 _SCHEMA = """
@@ -57,6 +80,19 @@ CREATE TABLE IF NOT EXISTS releases (
     delta_terms REAL NOT NULL, delta REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS releases_dataset ON releases (dataset);
+"""
+# schema 2: `applied` = the release's cost is on its collection's units (0: a release of schema 1, or of a
+# collection whose units were never given; carried onto them when they are registered)
+_SCHEMA_2 = """
+CREATE TABLE IF NOT EXISTS datasets (dataset TEXT PRIMARY KEY, units INTEGER NOT NULL, unit_kind TEXT NOT NULL,
+    registered TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS dataset_units (dataset TEXT NOT NULL, unit BLOB NOT NULL, PRIMARY KEY (dataset, unit))
+    WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS units (
+    unit BLOB PRIMARY KEY, rho REAL NOT NULL DEFAULT 0, delta_terms REAL NOT NULL DEFAULT 0,
+    delta REAL NOT NULL DEFAULT 0, releases INTEGER NOT NULL DEFAULT 0, budget_epsilon REAL, budget_delta REAL,
+    budget_conversion TEXT
+) WITHOUT ROWID;
 """
 
 
@@ -74,24 +110,86 @@ def default_ledger_dir() -> Path:
     return Path(base) / "dpsynrag"
 
 
-def dataset_fingerprint(documents: Sequence[Any]) -> str:
-    """SHA-256 (hex) identifying a private collection in the ledger.
+def _text_digest(document: Any) -> bytes:
+    """SHA-256 (32 bytes) of a document's whole text (its ``text_sha256`` when it was cut at read time)."""
+    return getattr(document, "text_sha256", None) or hashlib.sha256(
+        getattr(document, "text", document).encode("utf-8", "surrogatepass")).digest()
+
+
+def _unit_keys(documents: Iterable[Any], unit_ids: Sequence[Any] | None) -> Iterator[tuple[bytes, bytes | None]]:
+    """Per document: (its text's SHA-256, the message naming its unit or None when it is its own unit).
+
+    The unit is ``unit_ids[i]`` when given, else the document's ``unit`` (``--privacy-unit-field``), else
+    none (the document is its own unit, named by its text)."""
+    documents = list(documents) if unit_ids is not None else documents
+    if unit_ids is not None and len(unit_ids) != len(documents):
+        raise ConfigError(f"`unit_ids` gives {len(unit_ids)} unit keys for {len(documents)} documents.")
+    for i, d in enumerate(documents):
+        unit = unit_ids[i] if unit_ids is not None else getattr(d, "unit", None)
+        if unit is not None and str(unit) == "":
+            raise ConfigError(f"document {i + 1} has an empty privacy-unit key.")
+        yield _text_digest(d), None if unit is None else str(unit).encode("utf-8", "surrogatepass")
+
+
+def unit_message(text_digest: bytes, unit: bytes | None) -> bytes:
+    """The bytes a unit's fingerprint is the keyed hash of: ``b"unit\\0" + key`` for a privacy unit,
+    ``b"text\\0" + SHA-256(text)`` for a document that is its own unit."""
+    return b"unit\x00" + unit if unit is not None else b"text\x00" + text_digest
+
+
+def keyed_fingerprint(key: bytes, message: bytes) -> bytes:
+    """``HMAC-SHA256(key, message)`` cut to :data:`FINGERPRINT_BYTES` (RFC 2104)."""
+    return hmac.new(key, message, hashlib.sha256).digest()[:FINGERPRINT_BYTES]
+
+
+def unit_fingerprints(documents: Iterable[Any], key: bytes, *, unit_ids: Sequence[Any] | None = None) -> set[bytes]:
+    """The distinct keyed fingerprints of a collection's privacy units (:func:`keyed_fingerprint` of
+    :func:`unit_message`): one per unit, never any text.
+
+    Args:
+        documents: :class:`~dpsynrag.data.io.Document` objects or strings.
+        key: the secret HMAC key (the ledger's :attr:`PrivacyLedger.key`, or a corpus lineage's owner key).
+        unit_ids: one unit key per document (e.g. a person id); None: each document's ``unit``
+            (``--privacy-unit-field``) when it has one, else the document is its own unit, named by its text.
+
+    Raises:
+        ConfigError: ``unit_ids`` of another length than ``documents``, or an empty unit key.
+    """
+    return {keyed_fingerprint(key, unit_message(digest, unit)) for digest, unit in _unit_keys(documents, unit_ids)}
+
+
+def dataset_fingerprint(documents: Sequence[Any], *, unit_ids: Sequence[Any] | None = None) -> str:
+    """SHA-256 (hex) naming a private collection in the ledger (its releases are listed under it).
 
     Computed over the documents' texts (not ids, field names or file format), as the sorted multiset
     of each text's SHA-256: the same collection read from JSONL or CSV, in any order, with any ids, is
-    one dataset. (A subset or an edited copy is another fingerprint: the ledger cannot tell that two
-    collections share documents.)
+    one collection. With privacy units (``unit_ids``, or the documents' ``unit``), over the sorted
+    multiset of (text, unit key) digest pairs instead, so another grouping of the same texts is another
+    collection. What composes is decided per unit (:func:`unit_fingerprints`), not by this name.
 
     Args:
         documents: :class:`~dpsynrag.data.io.Document` objects (their ``text``; a text cut at read time by
             its whole text's digest, ``text_sha256``, so the cut never changes the fingerprint) or strings.
+        unit_ids: as in :func:`unit_fingerprints`.
     """
-    digests = sorted(getattr(d, "text_sha256", None) or hashlib.sha256(getattr(d, "text", d).encode("utf-8")).digest()
-                     for d in documents)
-    h = hashlib.sha256(b"dpsynrag-dataset-v1\x00")
-    for d in digests:
-        h.update(d)
-    return h.hexdigest()
+    return scan_collection(documents, None, unit_ids=unit_ids)[0]
+
+
+def scan_collection(documents: Iterable[Any], key: bytes | None, *,
+                    unit_ids: Sequence[Any] | None = None) -> tuple[str, set[bytes], bool]:
+    """One pass over a collection: its :func:`dataset_fingerprint`, its unit fingerprints under ``key``
+    (:func:`unit_fingerprints`; empty when ``key`` is None) and whether it has privacy units (``unit_ids``
+    or a document's ``unit``)."""
+    digests, units, with_units = [], set(), False
+    for digest, unit in _unit_keys(documents, unit_ids):
+        with_units |= unit is not None
+        digests.append(digest if unit is None else digest + hashlib.sha256(unit).digest())
+        if key is not None:
+            units.add(keyed_fingerprint(key, unit_message(digest, unit)))
+    h = hashlib.sha256(b"dpsynrag-dataset-units-v1\x00" if with_units else b"dpsynrag-dataset-v1\x00")
+    for d in sorted(digests):
+        h.update(d if with_units else d[:32])
+    return h.hexdigest(), units, with_units
 
 
 @dataclass(frozen=True)
@@ -137,14 +235,30 @@ def _check_number(name: str, value, *, lo: float, hi: float = math.inf, lo_open:
     return float(value)
 
 
+def _owner_only_file(path: Path, data: bytes) -> None:
+    """Create ``path`` (0600) holding ``data`` atomically; FileExistsError when it exists (another
+    process made it first)."""
+    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.link(tmp, path)  # fails if it exists: never replaces a key
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 class PrivacyLedger:
-    """The SQLite ledger in ``directory`` (created owner-only if missing).
+    """The SQLite ledger in ``directory`` (created owner-only if missing; a schema-1 ledger is upgraded).
 
     Args:
-        directory: the folder of ``ledger.sqlite``; None: :func:`default_ledger_dir`.
-        lifetime_epsilon: an extra limit (``--lifetime-epsilon``) on the lifetime ε of every dataset this
+        directory: the folder of ``ledger.sqlite`` and ``ledger.key``; None: :func:`default_ledger_dir`.
+        lifetime_epsilon: an extra limit (``--lifetime-epsilon``) on the lifetime ε of every unit this
             object records a release for, checked under the Bun–Steinke conversion together with the
-            dataset's stored budget; not stored.
+            stored budgets; not stored.
 
     Raises:
         ConfigError: the folder cannot be created, is not a ledger, or ``lifetime_epsilon`` <= 0.
@@ -156,6 +270,8 @@ class PrivacyLedger:
             None if lifetime_epsilon is None else _check_number("lifetime_epsilon (--lifetime-epsilon)", lifetime_epsilon, lo=0)
         )
         self.path = self.directory / LEDGER_FILE
+        self.key_path = self.directory / KEY_FILE
+        self._key: bytes | None = None
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
@@ -167,8 +283,13 @@ class PrivacyLedger:
             for statement in filter(str.strip, _SCHEMA.split(";")):
                 db.execute(statement)
             row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            if row is None:
-                db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            if row is None or row[0] == "1":
+                if row is not None or not db.execute("SELECT 1 FROM pragma_table_info('releases') "
+                                                     "WHERE name = 'applied'").fetchone():
+                    db.execute("ALTER TABLE releases ADD COLUMN applied INTEGER NOT NULL DEFAULT 0")
+                for statement in filter(str.strip, _SCHEMA_2.split(";")):
+                    db.execute(statement)
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
             elif row[0] != str(SCHEMA_VERSION):
                 raise ConfigError(f"the privacy ledger {self.path} has schema {row[0]}; this dpsynrag reads {SCHEMA_VERSION}.")
 
@@ -194,6 +315,44 @@ class PrivacyLedger:
         finally:
             db.close()
 
+    @property
+    def key(self) -> bytes:
+        """The ledger's secret HMAC key (32 bytes), read from ``ledger.key`` beside the ledger; made
+        (owner-only, from the OS's secure generator) when the ledger has recorded no unit yet.
+
+        Raises:
+            ConfigError: the key file is missing or damaged while the ledger holds unit fingerprints
+                (they could no longer be recognised: restore the file from a backup).
+        """
+        if self._key is None:
+            for _ in range(50):
+                try:
+                    text = self.key_path.read_text(encoding="ascii").strip()
+                except FileNotFoundError:
+                    with self._transaction() as db:
+                        recorded = db.execute("SELECT 1 FROM units LIMIT 1").fetchone() is not None
+                    if recorded:
+                        raise ConfigError(
+                            f"the privacy ledger {self.path} records documents but its key {self.key_path} is "
+                            "missing: without it no document can be recognised. Restore the key file from a backup."
+                        ) from None
+                    with contextlib.suppress(FileExistsError):
+                        _owner_only_file(self.key_path, secrets.token_hex(32).encode("ascii") + b"\n")
+                    continue
+                except (OSError, UnicodeDecodeError) as exc:
+                    raise ConfigError(f"cannot read the privacy ledger key {self.key_path}: {exc}.") from None
+                try:
+                    key = bytes.fromhex(text)
+                except ValueError:
+                    key = b""
+                if len(key) != 32:
+                    raise ConfigError(f"the privacy ledger key {self.key_path} is damaged (not 64 hex digits).")
+                self._key = key
+                break
+            else:
+                raise ConfigError(f"cannot create the privacy ledger key {self.key_path}.")
+        return self._key
+
     # -- reading --------------------------------------------------------------------------------------
 
     def releases(self, dataset: str | None = None) -> list[Release]:
@@ -202,10 +361,11 @@ class PrivacyLedger:
             return self._releases(db, dataset)
 
     @staticmethod
-    def _releases(db: sqlite3.Connection, dataset: str | None) -> list[Release]:
+    def _releases(db: sqlite3.Connection, dataset: str | None, *, unapplied: bool = False) -> list[Release]:
         cols = "id, dataset, created, kind, method, label, count, rho, delta_terms, delta"
+        extra = " AND applied = 0" if unapplied else ""
         rows = (db.execute(f"SELECT {cols} FROM releases ORDER BY id") if dataset is None
-                else db.execute(f"SELECT {cols} FROM releases WHERE dataset = ? ORDER BY id", (dataset,)))
+                else db.execute(f"SELECT {cols} FROM releases WHERE dataset = ?{extra} ORDER BY id", (dataset,)))
         return [Release(*row) for row in rows]
 
     def datasets(self) -> list[str]:
@@ -225,20 +385,108 @@ class PrivacyLedger:
         return None if row is None else Budget(*row)
 
     def totals(self, dataset: str) -> dict[str, Any]:
-        """The composed spend of ``dataset``: ``releases``, ``rho`` (Σρ), ``delta_terms``, ``delta`` (Σδ),
-        ``epsilon`` (Bun–Steinke) and ``epsilon_tight`` (CKS) at Σδ (:func:`lifetime_epsilon`), and the
-        ``budget`` (a dict or None)."""
+        """The composed spend of ``dataset``'s own releases: ``releases``, ``rho`` (Σρ), ``delta_terms``,
+        ``delta`` (Σδ), ``epsilon`` (Bun–Steinke) and ``epsilon_tight`` (CKS) at Σδ
+        (:func:`lifetime_epsilon`), the ``budget`` (a dict or None), and ``units``: its most-spent unit
+        counting every release that read it, under any collection (:meth:`unit_totals`; None when the
+        collection's units were never registered: a release of a schema-1 ledger)."""
         with self._transaction() as db:
             rel = self._releases(db, dataset)
             budget = self._budget(db, dataset)
-        return _totals(rel, budget)
+            units = self._unit_totals(db, dataset)
+        return {**_totals(rel, budget), "units": units}
+
+    def unit_totals(self, dataset: str | None = None) -> dict[str, Any] | None:
+        """The most-spent unit (document or person) of ``dataset`` (None: of the whole ledger), counting
+        every release that read it: ``units`` (how many), ``unit_kind`` ("document", "unit" or "document
+        or unit"), ``max`` (its ``rho``, ``delta_terms``, ``delta``, ``releases``, ``epsilon``
+        (Bun–Steinke) and ``epsilon_tight`` (CKS) at its summed δ; "most-spent" by ``epsilon``), and
+        ``at_max`` (how many units are at that ε, relative tolerance 1e-9). None when no unit is recorded."""
+        with self._transaction() as db:
+            return self._unit_totals(db, dataset)
+
+    @staticmethod
+    def _unit_groups(db: sqlite3.Connection, dataset: str | None) -> list[tuple]:
+        """``(rho, delta_terms, delta, releases, budget_epsilon, budget_delta, budget_conversion, count)``
+        groups of the units of ``dataset`` (None: all units), the most spent ρ first."""
+        cols = "u.rho, u.delta_terms, u.delta, u.releases, u.budget_epsilon, u.budget_delta, u.budget_conversion"
+        if dataset is None:
+            return db.execute(f"SELECT {cols}, COUNT(*) FROM units u GROUP BY 1, 2, 3, 4, 5, 6, 7 "
+                              "ORDER BY 1 DESC").fetchall()
+        return db.execute(f"SELECT {cols}, COUNT(*) FROM dataset_units du JOIN units u ON u.unit = du.unit "
+                          "WHERE du.dataset = ? GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1 DESC", (dataset,)).fetchall()
+
+    def _unit_totals(self, db: sqlite3.Connection, dataset: str | None) -> dict[str, Any] | None:
+        groups = self._unit_groups(db, dataset)
+        if not groups:
+            return None
+        spent = [(lifetime_epsilon(rho, min(1.0, terms), delta), rho, terms, delta, rel, n)
+                 for rho, terms, delta, rel, _, _, _, n in groups]
+        top = max(spent, key=lambda g: (g[0], g[1]))
+        eps, rho, terms, delta, rel, _ = top
+        at_max = sum(g[5] for g in spent if (g[0] == eps if math.isinf(eps) else math.isclose(g[0], eps, rel_tol=_RTOL))
+                     and math.isclose(g[1], rho, rel_tol=_RTOL, abs_tol=1e-300))
+        if dataset is None:
+            kinds = {k for (k,) in db.execute("SELECT DISTINCT unit_kind FROM datasets")}
+        else:
+            kinds = {k for (k,) in db.execute("SELECT unit_kind FROM datasets WHERE dataset = ?", (dataset,))}
+        return {
+            "units": sum(g[5] for g in spent),
+            "unit_kind": kinds.pop() if len(kinds) == 1 else "document or unit",
+            "max": {"rho": rho, "delta_terms": min(1.0, terms), "delta": delta, "releases": rel, "epsilon": eps,
+                    "epsilon_tight": lifetime_epsilon(rho, min(1.0, terms), delta, conversion="cks")},
+            "at_max": at_max,
+        }
 
     # -- writing --------------------------------------------------------------------------------------
 
+    def register(self, documents: Iterable[Any], *, unit_ids: Sequence[Any] | None = None) -> str:
+        """Record which units a collection holds (their keyed fingerprints, :func:`unit_fingerprints`)
+        and return its :func:`dataset_fingerprint`. Costs nothing; done once per collection. Releases of
+        this collection recorded without its units (a schema-1 ledger) are then carried onto them, and
+        its stored budget too.
+
+        Args:
+            documents, unit_ids: as in :func:`unit_fingerprints`.
+        """
+        dataset, units, with_units = scan_collection(documents, self.key, unit_ids=unit_ids)
+        with self._transaction() as db:
+            if db.execute("SELECT 1 FROM datasets WHERE dataset = ?", (dataset,)).fetchone():
+                return dataset
+            db.execute("INSERT INTO datasets VALUES (?, ?, ?, ?)",
+                       (dataset, len(units), "unit" if with_units else "document", _now()))
+            db.executemany("INSERT OR IGNORE INTO dataset_units VALUES (?, ?)", ((dataset, u) for u in units))
+            db.executemany("INSERT OR IGNORE INTO units (unit) VALUES (?)", ((u,) for u in units))
+            legacy = self._releases(db, dataset, unapplied=True)
+            if legacy:
+                t = _totals(legacy, None)
+                self._add_to_units(db, dataset, t["rho"], math.fsum(r.delta_terms for r in legacy), t["delta"],
+                                   len(legacy))
+                db.execute("UPDATE releases SET applied = 1 WHERE dataset = ? AND applied = 0", (dataset,))
+            budget = self._budget(db, dataset)
+            if budget is not None:
+                db.execute("UPDATE units SET budget_epsilon = ?, budget_delta = ?, budget_conversion = ? WHERE "
+                           "budget_epsilon IS NULL AND unit IN (SELECT unit FROM dataset_units WHERE dataset = ?)",
+                           (budget.epsilon, budget.delta, budget.conversion, dataset))
+        return dataset
+
+    @staticmethod
+    def _add_to_units(db: sqlite3.Connection, dataset: str, rho: float, delta_terms: float, delta: float,
+                      releases: int) -> None:
+        db.execute("UPDATE units SET rho = rho + ?, delta_terms = delta_terms + ?, delta = delta + ?, "
+                   "releases = releases + ? WHERE unit IN (SELECT unit FROM dataset_units WHERE dataset = ?)",
+                   (rho, delta_terms, delta, releases, dataset))
+
+    @staticmethod
+    def _registered(db: sqlite3.Connection, dataset: str) -> bool:
+        return db.execute("SELECT 1 FROM datasets WHERE dataset = ?", (dataset,)).fetchone() is not None
+
     def set_budget(self, dataset: str, epsilon: float, *, delta: float | None = None,
                    conversion: str = "bun-steinke") -> Budget:
-        """Store (or replace) ``dataset``'s lifetime budget. Releases already recorded stay recorded;
-        a budget below them refuses every further release.
+        """Store (or replace) ``dataset``'s lifetime budget, on the collection and on each of its
+        registered units (so it binds later releases on subsets and supersets too; a unit's budget is
+        the last one set on a collection holding it). Releases already recorded stay recorded; a budget
+        below them refuses every further release.
 
         Raises:
             ConfigError: ``epsilon`` <= 0, ``delta`` outside (0, 1), an unknown conversion.
@@ -249,6 +497,8 @@ class PrivacyLedger:
             raise ConfigError(f"`conversion` (--conversion) must be one of {CONVERSIONS}. Found {conversion!r}.")
         with self._transaction() as db:
             db.execute("INSERT OR REPLACE INTO budgets VALUES (?, ?, ?, ?, ?)", (dataset, epsilon, delta, conversion, _now()))
+            db.execute("UPDATE units SET budget_epsilon = ?, budget_delta = ?, budget_conversion = ? WHERE unit IN "
+                       "(SELECT unit FROM dataset_units WHERE dataset = ?)", (epsilon, delta, conversion, dataset))
         return Budget(epsilon, delta, conversion)
 
     def check(self, dataset: str, *, rho: float, delta_terms: float, delta: float) -> None:
@@ -263,16 +513,18 @@ class PrivacyLedger:
     def record(self, dataset: str, *, kind: str, method: str, label: str, rho: float, delta_terms: float,
                delta: float, count: int = 1) -> Release:
         """Check the limits and record a release, in one transaction (call it just before the release's
-        first mechanism draws anything).
+        first mechanism draws anything). The cost is added to every unit of ``dataset`` when its units
+        are registered (:meth:`register`); else it is recorded on the collection only (as schema 1) and
+        carried onto its units when they are registered.
 
         Args:
-            kind: "build" or "dp-rag query". method: e.g. "dp-synrag". label: the output folder, or a
-                note (owner-only). count: runs in this release. rho, delta_terms, delta: the release's
-                whole cost (its privacy report's ``rho_total``, ``delta_terms`` and ``delta``).
+            kind: "build", "extension" or "dp-rag query". method: e.g. "dp-synrag". label: the output
+                folder, or a note (owner-only). count: runs in this release. rho, delta_terms, delta: the
+                release's whole cost (its privacy report's ``rho_total``, ``delta_terms`` and ``delta``).
 
         Raises:
-            PrivacyBudgetExceededError: the dataset's lifetime ε (stored budget or ``lifetime_epsilon``)
-                or δ would be exceeded; nothing recorded (and the caller must draw nothing).
+            PrivacyBudgetExceededError: a unit's lifetime ε (stored budget or ``lifetime_epsilon``) or δ
+                would be exceeded; nothing recorded (and the caller must draw nothing).
             ConfigError: a negative or NaN cost.
         """
         rho = _check_number("rho", rho, lo=0, lo_open=False)
@@ -281,35 +533,56 @@ class PrivacyLedger:
         with self._transaction() as db:
             self._check(db, dataset, rho, delta_terms, delta)
             created = _now()
+            applied = self._registered(db, dataset)
             cur = db.execute(
-                "INSERT INTO releases (dataset, created, kind, method, label, count, rho, delta_terms, delta) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (dataset, created, kind, method, label, int(count), rho, delta_terms, delta),
+                "INSERT INTO releases (dataset, created, kind, method, label, count, rho, delta_terms, delta, applied) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (dataset, created, kind, method, label, int(count), rho, delta_terms, delta, int(applied)),
             )
+            if applied:
+                self._add_to_units(db, dataset, rho, delta_terms, delta, 1)
             return Release(cur.lastrowid, dataset, created, kind, method, label, int(count), rho, delta_terms, delta)
 
+    def relabel(self, release_id: int, *, label: str, kind: str | None = None) -> None:
+        """Change the owner-only ``label`` (and ``kind``) of a recorded release; its cost never changes."""
+        with self._transaction() as db:
+            db.execute("UPDATE releases SET label = ?, kind = COALESCE(?, kind) WHERE id = ?", (label, kind, release_id))
+
     def _check(self, db: sqlite3.Connection, dataset: str, rho: float, delta_terms: float, delta: float) -> None:
-        before = _totals(self._releases(db, dataset), None)
         budget = self._budget(db, dataset)
-        limits = ([] if budget is None else [(budget, "the dataset's lifetime budget (dpsynrag ledger set-budget)")])
+        common = ([] if budget is None else [(budget, "the dataset's lifetime budget (dpsynrag ledger set-budget)")])
         if self.lifetime_epsilon is not None:
-            limits.append((Budget(self.lifetime_epsilon), "--lifetime-epsilon"))
-        if not limits:
-            return
-        rho_after, terms_after, delta_after = before["rho"] + rho, before["delta_terms"] + delta_terms, before["delta"] + delta
-        for limit, source in limits:
-            if limit.delta is not None and delta_after > limit.delta * (1 + _RTOL):
-                why = f"its summed delta to {delta_after:.3g}, above {limit.delta:g}"
-            else:
-                eps = lifetime_epsilon(rho_after, terms_after, delta_after, conversion=limit.conversion)
-                if eps <= limit.epsilon * (1 + _RTOL):
-                    continue
-                why = f"its lifetime epsilon to {eps:.4f} ({limit.conversion}, at summed delta {delta_after:.3g}), above {limit.epsilon:g}"
-            raise PrivacyBudgetExceededError(
-                f"this release (rho={rho:.6g}, delta={delta:.3g}) would take dataset {dataset[:12]} ({before['releases']} "
-                f"earlier release(s), rho={before['rho']:.6g}) {why} set by {source}. Nothing was drawn or recorded; "
-                f"see `dpsynrag ledger show --ledger {self.directory}`."
-            )
+            common.append((Budget(self.lifetime_epsilon), "--lifetime-epsilon"))
+        if self._registered(db, dataset):
+            # one group per distinct spend and budget among the collection's units, the most spent first
+            groups = [(r, t, d, n, b, count) for r, t, d, n, *b, count in self._unit_groups(db, dataset)]
+            what = "unit(s)"
+        else:  # a collection recorded without its units (schema 1): its own releases, as before
+            before = _totals(self._releases(db, dataset), None)
+            groups = [(before["rho"], before["delta_terms"], before["delta"], before["releases"], (None,) * 3, 1)]
+            what = "collection"
+        for rho_b, terms_b, delta_b, releases_b, (b_eps, b_delta, b_conv), count in groups:
+            limits = list(common)
+            if b_eps is not None:
+                limits.insert(0, (Budget(b_eps, b_delta, b_conv), "the lifetime budget of these documents "
+                                  "(dpsynrag ledger set-budget)"))
+            rho_after, terms_after, delta_after = rho_b + rho, min(1.0, terms_b + delta_terms), delta_b + delta
+            for limit, source in limits:
+                if limit.delta is not None and delta_after > limit.delta * (1 + _RTOL):
+                    why = f"its summed delta to {delta_after:.3g}, above {limit.delta:g}"
+                else:
+                    eps = lifetime_epsilon(rho_after, terms_after, delta_after, conversion=limit.conversion)
+                    if eps <= limit.epsilon * (1 + _RTOL):
+                        continue
+                    why = (f"its lifetime epsilon to {eps:.4f} ({limit.conversion}, at summed delta "
+                           f"{delta_after:.3g}), above {limit.epsilon:g}")
+                who = (f"{count} {'document(s) or unit(s)' if what == 'unit(s)' else 'collection'} of dataset "
+                       f"{dataset[:12]} ({releases_b} earlier release(s) read {'them' if what == 'unit(s)' else 'it'}, "
+                       f"rho={rho_b:.6g})")
+                raise PrivacyBudgetExceededError(
+                    f"this release (rho={rho:.6g}, delta={delta:.3g}) would take {who} {why} set by {source}. "
+                    f"Nothing was drawn or recorded; see `dpsynrag ledger show --ledger {self.directory}`."
+                )
 
 
 def _now() -> str:
@@ -347,22 +620,25 @@ class PendingCharge:
 
 
 def prepare_charge(ledger: PrivacyLedger | None, documents: Sequence[Any], plan, *, delta: float, kind: str,
-                   method: str, label: str, count: int = 1) -> PendingCharge:
+                   method: str, label: str, count: int = 1, unit_ids: Sequence[Any] | None = None) -> PendingCharge:
     """Check a planned release against ``ledger`` now (fail early, before any model is loaded) and
     return the :class:`PendingCharge` to :meth:`~PendingCharge.commit` before the first draw.
 
     Args:
         ledger: None: nothing is checked or recorded.
-        documents: the private collection (its :func:`dataset_fingerprint`).
+        documents: the private collection: its units are registered (:meth:`PrivacyLedger.register`)
+            and the release is charged to each of them.
         plan: the release's :class:`~dpsynrag.privacy.events.PrivacyEvent` (its guarantee, fixed before
             any data is read): its ρ and δ terms are charged. delta: the release's total δ.
+        unit_ids: one privacy-unit key per document (None: the documents' ``unit``, else each document
+            is its own unit; :func:`unit_fingerprints`).
 
     Raises:
         PrivacyBudgetExceededError: the release would exceed a lifetime limit.
     """
     if ledger is None:
         return PendingCharge(None, None)
-    dataset = dataset_fingerprint(documents)
+    dataset = ledger.register(documents, unit_ids=unit_ids)
     cost = {"rho": float(plan.rho), "delta_terms": float(plan.delta), "delta": float(delta)}
     ledger.check(dataset, **cost)
     return PendingCharge(ledger, dataset, kind=kind, method=method, label=label, count=count, **cost)

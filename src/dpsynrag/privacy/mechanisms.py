@@ -7,10 +7,11 @@ its caller. Randomness comes from the given :class:`~dpsynrag.rng.RandomSource`.
 
 Noise: integer statistics (the keyword histograms, vote histograms) get **exact discrete Gaussian**
 noise (:meth:`~dpsynrag.rng.RandomSource.discrete_gaussian`; CKS 2020) and are released as integers.
-What remains floating-point: the real-valued Gaussian of :func:`noisy_unit_vector_sum` (a sum of unit
-embeddings is not an integer statistic) and the exponential-mechanism draws of
-:func:`exponential_threshold` and :func:`sample_private_tokens` (see :mod:`dpsynrag.rng`, "Known
-limitation", for what that leaves uncovered).
+The real-valued Gaussian of :func:`noisy_unit_vector_sum` (a sum of unit embeddings is not an integer
+statistic) is OpenDP's float Gaussian mechanism: the exact discrete Gaussian on the float64 grid 2^-1074
+(:meth:`~dpsynrag.rng.RandomSource.add_gaussian`). What remains floating-point: the exponential-mechanism
+draws of :func:`exponential_threshold` and :func:`sample_private_tokens` (see :mod:`dpsynrag.rng`,
+"Known limitation", for what that leaves uncovered).
 
 Neighbouring relation: add/remove one document.
 """
@@ -267,7 +268,11 @@ def noisy_unit_vector_sum(
     """Σ_d E(d) + N(0, σ² I) over unit-norm rows (METHOD.md §1c; no division, so an empty set works).
 
     DP guarantee: rows are re-normalised here to L2 norm ≤ 1, so one document moves the sum by at
-    most 1 in L2: a Gaussian mechanism with sensitivity 1, rho = 1/(2σ²).
+    most 1 in L2: a Gaussian mechanism with sensitivity 1, rho = 1/(2σ²), charged as
+    GaussianEvent(1, σ) before the noise is drawn. The noise is OpenDP's float Gaussian mechanism
+    (:meth:`~dpsynrag.rng.RandomSource.add_gaussian`: the exact discrete Gaussian on the float64 grid
+    2^-1074, where every float64 sum lies, so the grid adds nothing to the sensitivity; OpenDP's own
+    privacy map gives the same 1/(2σ²)).
 
     Args:
         embeddings: float array [n, dim]; n may be 0.
@@ -287,7 +292,7 @@ def noisy_unit_vector_sum(
     norms = np.linalg.norm(e, axis=1, keepdims=True)
     unit = np.divide(e, norms, out=np.zeros_like(e), where=norms > 0)
     accountant.compose(GaussianEvent(name=name, sensitivity=1.0, sigma=float(sigma), dimension=e.shape[1]))
-    return unit.sum(axis=0) + random.normal(sigma, e.shape[1])
+    return random.add_gaussian(unit.sum(axis=0), float(sigma))
 
 
 def exponential_threshold(

@@ -24,6 +24,23 @@ from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.events import ComposedEvent, PrivacyEvent
 
 NEIGHBOURING_RELATION = "add/remove one document (privacy unit = one document)"
+
+
+def neighbouring_relation(unit_field: str | None = None) -> str:
+    """The neighbouring relation of a run: :data:`NEIGHBOURING_RELATION` (``unit_field`` None), or add/remove
+    all documents of one person, the documents sharing one value of ``unit_field`` (``--privacy-unit-field``;
+    :mod:`dpsynrag.pipeline.units`)."""
+    if unit_field is None:
+        return NEIGHBOURING_RELATION
+    return f"add/remove all documents of one person (privacy unit = per person ({unit_field}))"
+
+
+def _composition(unit_field: str | None) -> str:
+    who = "document" if unit_field is None else f"person ({unit_field})"
+    return ("zCDP: sequential composition adds rho; clusters use overlapping parallel composition "
+            f"(each {who} in at most L clusters, membership depending only on that {who} and the "
+            "public keywords) and cost min(L, R) x the most a cluster may spend; approximate-zCDP delta "
+            "terms add to delta.")
 REALISED_LABEL = "realised spend (not the guarantee)"
 # Relative slack when checking that a ledger fits its plan (sums of the same terms in another order).
 _PLAN_RTOL = 1e-9
@@ -70,6 +87,7 @@ class PrivacyReport:
         parameters: dict[str, Any] | None = None,
         secure_randomness: bool | None = None,
         notes: list[str] | None = None,
+        unit_field: str | None = None,
     ) -> "PrivacyReport":
         """The (ε, ``delta``)-DP guarantee of a run: its ``plan``, checked against ``accountant``'s ledger.
 
@@ -80,6 +98,8 @@ class PrivacyReport:
                 :meth:`~dpsynrag.privacy.calibration.CalibratedBudget.plan` with the configured R). None:
                 the ledger itself is the plan (for runs whose every event is fixed in advance, such as m
                 DP-RAG queries). A :class:`~dpsynrag.privacy.events.ComposedEvent` is listed event by event.
+            unit_field: the privacy unit field of a per-person run (:func:`neighbouring_relation`); None:
+                per document.
 
         Raises:
             ConfigError: if ``delta`` is outside (0, 1) or not above the plan's δ terms, or if the ledger
@@ -115,12 +135,8 @@ class PrivacyReport:
             epsilon=planned.epsilon(delta, conversion="bun-steinke"),
             epsilon_tight=planned.epsilon(delta, conversion="cks"),
             mechanisms=[event.describe() for event in events],
-            composition=(
-                "zCDP: sequential composition adds rho; clusters use overlapping parallel composition "
-                "(each document in at most L clusters, membership depending only on that document and the "
-                "public keywords) and cost min(L, R) x the most a cluster may spend; approximate-zCDP delta "
-                "terms add to delta."
-            ),
+            composition=_composition(unit_field),
+            neighbouring_relation=neighbouring_relation(unit_field),
             parameters=parameters,
             secure_randomness=secure_randomness,
             notes=list(notes or []),
@@ -136,16 +152,17 @@ class PrivacyReport:
         parameters: dict[str, Any] | None = None,
         secure_randomness: bool | None = None,
         notes: list[str] | None = None,
+        unit_field: str | None = None,
     ) -> "PrivacyReport":
         """The guarantee of ``plan`` before any run (what ``dpsynrag budget`` prints): as
-        :meth:`from_accountant` for a run that spends exactly its plan.
+        :meth:`from_accountant` for a run that spends exactly its plan (``unit_field`` as there).
 
         Raises:
             ConfigError: if ``delta`` is outside (0, 1) or not above the plan's δ terms.
         """
         return cls.from_accountant(
             ZCDPAccountant(name="plan").compose(plan), delta=delta, plan=plan, parameters=parameters,
-            secure_randomness=secure_randomness, notes=notes,
+            secure_randomness=secure_randomness, notes=notes, unit_field=unit_field,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -167,6 +184,8 @@ class PrivacyReport:
     def table(self) -> Table:
         """A rich table: one row per mechanism (nested compositions indented), then the totals."""
         t = Table(title="Privacy report", show_lines=False)
+        if self.neighbouring_relation != NEIGHBOURING_RELATION:  # per person: said under the table
+            t.caption = f"neighbouring collections: {self.neighbouring_relation}"
         for col in ("mechanism", "kind", "sensitivity", "noise / parameter", "times", "rho"):
             t.add_column(col, justify="left" if col in ("mechanism", "kind") else "right")
 

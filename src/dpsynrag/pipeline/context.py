@@ -1,0 +1,151 @@
+"""Do a build's prompts fit the model's context window? Checked up front, from public values only.
+
+A prompt that does not fit the model's positions stops generation
+(:meth:`~dpsynrag.models.LanguageModel.encode_prompts`). Whether a private document's prompt fits
+depends on its length, so finding out during private prediction would abort a build *after* its
+histogram and outlier removal were drawn, depending on the data. Each document is cut to
+``max_document_tokens`` tokens first (:meth:`~dpsynrag.models.LanguageModel.truncate`), so the longest
+prompt of every stage is bounded by public numbers: the template's own tokens, the document's
+``max_document_tokens``, :data:`BOUNDARY_TOKENS` where the document meets the template, and the tokens
+the stage generates. :func:`check_context` compares each bound with the model's positions
+before any document goes through a model, and the error names only these public numbers (never a prompt's length).
+
+Stages checked (a DP-SynRAG build; DP-Synth's has the rephrase and self-filter prompts only): the LLM
+keyword extractor's prompt (with ``extractor="llm"``); private
+prediction's rephrase prompt plus T tokens; the public prompt of the decoding, when it runs one (with the
+cluster's released keyword in ``{keyword}``: bounded by the longest word of the public vocabulary, or by
+what can hold a keyword under an open vocabulary); the self-filter prompt around a released text (its
+``response_prefix`` and at most T tokens).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dpsynrag.errors import ConfigError
+from dpsynrag.pipeline.keywords import KEYWORD_PROMPT, make_extractor
+from dpsynrag.pipeline.prompts import KEYWORD_SLOT, REPHRASE_PROMPT
+
+BOUNDARY_TOKENS = 2
+"""Tokens allowed beyond the parts' own counts where an inserted text meets the template, on each of its
+two sides: a tokenizer may split the joined text differently from the parts (e.g. a word-start marker)."""
+
+
+@dataclass(frozen=True)
+class PromptBound:
+    """The longest prompt of one stage, in tokens, from public numbers.
+
+    Attributes:
+        stage: what the prompt is for (e.g. "private prediction (rephrase prompt)").
+        template_tokens: the rendered template with the inserted text left empty.
+        inserted_tokens: the most tokens of the text put into it (a document's ``max_document_tokens``,
+            a released text's T, a keyword's bound); 0 when none.
+        inserted_by: the option that sets ``inserted_tokens`` (for the message), e.g. "--max-document-tokens".
+        new_tokens: the tokens the stage generates after the prompt.
+    """
+
+    stage: str
+    template_tokens: int
+    inserted_tokens: int
+    inserted_by: str
+    new_tokens: int
+
+    @property
+    def total(self) -> int:
+        """Template + inserted text + :data:`BOUNDARY_TOKENS` per side of it + new tokens."""
+        boundary = 2 * BOUNDARY_TOKENS if self.inserted_tokens else 0
+        return self.template_tokens + self.inserted_tokens + boundary + self.new_tokens
+
+
+def _template_tokens(lm, user: str, suffix: str = "") -> int:
+    return len(lm.encode(lm.chat_prompt(user) + suffix))
+
+
+def keyword_token_bound(lm, config, vocabulary: Sequence[str] | None) -> int:
+    """The most tokens a released keyword can have: the longest word of the public ``vocabulary``; under
+    an open vocabulary a keyword is a word of a document (``max_document_tokens``) or, with the LLM
+    extractor, of its answer (at most its ``max_new_tokens``)."""
+    if vocabulary is not None:
+        if not vocabulary:
+            return 0
+        encoded = lm.tokenizer(list(vocabulary), add_special_tokens=False)["input_ids"]
+        return max(len(ids) for ids in encoded)
+    if config.extractor == "llm":
+        return max(config.max_document_tokens, _extractor_new_tokens(lm, config))
+    return config.max_document_tokens
+
+
+def _extractor_new_tokens(lm, config) -> int:
+    extractor = make_extractor("llm", lm=lm, K=config.K, batch_size=config.batch_size, language=config.language)
+    return int(extractor.max_new_tokens)
+
+
+def prompt_bounds(lm, config, *, public_prompt: str | None, filter_prompt: str | None,
+                  vocabulary: Sequence[str] | None) -> list[PromptBound]:
+    """The longest prompt of each stage of a DP-SynRAG (or DP-Synth) build (module docstring).
+
+    Args:
+        lm: the loaded :class:`~dpsynrag.models.LanguageModel`.
+        config: the :class:`~dpsynrag.pipeline.config.BuildConfig` (or a config with ``max_document_tokens``
+            and ``T`` only, e.g. DP-Synth's: no keyword extraction, no response prefix).
+        public_prompt: the decoding's public prompt (plain text, possibly with ``{keyword}``), or None.
+        filter_prompt: the self-filter prompt (with ``{document}``), or None.
+        vocabulary: the public vocabulary, or None (open vocabulary).
+
+    Returns:
+        One :class:`PromptBound` per stage that runs a prompt.
+    """
+    opening = getattr(config, "response_prefix", None) or ""
+    T = config.T
+    bounds = []
+    if getattr(config, "extractor", None) == "llm":
+        bounds.append(PromptBound("keyword extraction (LLM extractor prompt)",
+                                  _template_tokens(lm, KEYWORD_PROMPT.format(K=config.K, document="")),
+                                  config.max_document_tokens, "--max-document-tokens",
+                                  _extractor_new_tokens(lm, config)))
+    bounds.append(PromptBound("private prediction (rephrase prompt)",
+                              _template_tokens(lm, REPHRASE_PROMPT.format(document=""), opening),
+                              config.max_document_tokens, "--max-document-tokens", T))
+    if public_prompt is not None:
+        keyword = KEYWORD_SLOT in public_prompt
+        bounds.append(PromptBound("private prediction (public prompt)",
+                                  _template_tokens(lm, public_prompt.replace(KEYWORD_SLOT, ""), opening),
+                                  keyword_token_bound(lm, config, vocabulary) if keyword else 0,
+                                  "the longest keyword" if keyword else "", T))
+    if filter_prompt is not None:
+        bounds.append(PromptBound("self-filter (filter prompt)",
+                                  _template_tokens(lm, filter_prompt.replace("{document}", opening)),
+                                  T, "--T", 0))  # scored in one forward pass: nothing generated
+    return bounds
+
+
+def check_context(lm, config, *, public_prompt: str | None, filter_prompt: str | None,
+                  vocabulary: Sequence[str] | None) -> None:
+    """Refuse a build whose longest prompts would not fit the model's positions (:func:`prompt_bounds`).
+
+    Call it once the models are loaded and before any document goes through a model or any mechanism
+    draws: it reads no document. A model that does not state its positions (``lm.max_positions`` None)
+    is not checked.
+
+    Raises:
+        ConfigError: a stage's bound exceeds ``lm.max_positions``; the message names the stage, each public
+            term of its bound and the largest ``--max-document-tokens`` (or T) that would fit.
+    """
+    limit = lm.max_positions
+    if limit is None:
+        return
+    for b in prompt_bounds(lm, config, public_prompt=public_prompt, filter_prompt=filter_prompt,
+                           vocabulary=vocabulary):
+        if b.total <= limit:
+            continue
+        inserted = (f" + {b.inserted_tokens} ({b.inserted_by}) + {2 * BOUNDARY_TOKENS} (where it meets the template)"
+                    if b.inserted_tokens else "")
+        room = limit - (b.total - b.inserted_tokens)
+        fix = (f"lower {b.inserted_by} to at most {room}, or " if b.inserted_by.startswith("--") and room >= 1 else "")
+        raise ConfigError(
+            f"the prompts of this build do not fit the context window of {lm.name} ({limit} positions): "
+            f"{b.stage} needs up to {b.template_tokens} (template){inserted} + {b.new_tokens} (generated) = "
+            f"{b.total} tokens. No document went through the model and nothing was drawn; {fix}use a model with a "
+            "longer context."
+        )
