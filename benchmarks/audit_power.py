@@ -9,7 +9,7 @@ For each claimed ε, each corpus method is audited with the same design (:func:`
   secret is then released as a keyword. DP-SynRAG only: DP-Synth and Aug-PE release model-written text
   alone, and the tiny test model cannot spell an invented word, so no leak of theirs could show here.
 
-The canary count follows the public rule (:func:`dpsynrag.audit_bound.design_audit`: the smallest of
+The canary count follows the public rule (:func:`dpsynrag.audit.bound.design_audit`: the smallest of
 1,000 … 16,000 canaries whose largest reachable bound exceeds the claimed ε; m/4 guesses IN, m/4 OUT,
 the rest abstain), known before each build. Expected: every honest build "consistent" (or "not
 refutable" where no outcome could refute it); the broken control "refuted" wherever the reachable bound
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
 
     from dpsynrag.audit import audit_row, run_audit, write_audit_table
-    from dpsynrag.audit_bound import CANARY_SIZES, design_audit
+    from dpsynrag.audit.bound import CANARY_SIZES, design_audit
     from dpsynrag.baselines import DPSynthConfig
     from dpsynrag.baselines.aug_pe import AugPEConfig
     from dpsynrag.errors import DpsynragError

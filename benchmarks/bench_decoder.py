@@ -49,7 +49,7 @@ import torch
 from dpsynrag.models import LanguageModel, PrivatePredictionDecoder
 from dpsynrag.models.engine import GROUP_ROWS, default_step_rows
 from dpsynrag.privacy.accountant import ZCDPAccountant
-from dpsynrag.privacy.mechanisms import clip_logits, sample_private_tokens
+from dpsynrag.privacy.prediction import clip_logits, sample_private_tokens
 from dpsynrag.rng import SeededRandom
 
 REPHRASE = "Rephrase the following document without altering the important information contained within it.\nDocument: {doc}"

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import torch
 
-from dpsynrag.corpus_extend import extend_corpus
+from dpsynrag.methods.extend import extend_corpus
 from dpsynrag.eval.presets import get_preset
 from dpsynrag.eval.scoring import context_recall
 from dpsynrag.models import Embedder, LanguageModel

@@ -17,7 +17,7 @@ machine):
 Equivalence: each question's result is also fetched alone from the *before* server (one request at a
 time, so a batch of one) and compared with the result the *after* server gave it under load (batched):
 the ranked ids must be equal and the scores within 1e-5 (float rounding of the padded forward pass,
-:meth:`dpsynrag.retrieval.CorpusRetriever.encode`); the counts are reported.
+:meth:`dpsynrag.corpus.retrieval.CorpusRetriever.encode`); the counts are reported.
 
 Writes ``benchmarks/results/bench_serve.json`` and ``bench_serve.md`` (``--out``: the JSON path, the
 Markdown beside it).

@@ -43,7 +43,7 @@ from dpsynrag.eval.presets import get_preset  # noqa: E402
 from dpsynrag.models import Embedder, LanguageModel  # noqa: E402
 from dpsynrag.pipeline.build import KEYWORD_SLOT, REPHRASE_PROMPT, build_corpus  # noqa: E402
 from dpsynrag.pipeline.config import BuildConfig  # noqa: E402
-from dpsynrag.pipeline.keywords import excluded_words  # noqa: E402
+from dpsynrag.data.words import excluded_words  # noqa: E402
 
 FLUENT_BOUND = -6.0
 """Mean token log-probability (nats) from which a text counts as fluent."""

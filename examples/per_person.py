@@ -24,7 +24,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpsynrag.data.io import Document, write_jsonl_atomic
+from dpsynrag.data.io import Document
+from dpsynrag.data.jsonl import write_jsonl_atomic
 
 
 def assign_patients(n: int, *, seed: int = 0, smallest: int = 3, largest: int = 6) -> list[str]:

@@ -28,7 +28,7 @@ from dpsynrag.audit import (
     run_audit_sweep,
     score_parts,
 )
-from dpsynrag.audit_bound import (
+from dpsynrag.audit.bound import (
     CANARY_SIZES,
     design_audit,
     epsilon_lower_bound,
@@ -250,7 +250,7 @@ def test_guesses_top_in_bottom_out_ties_random():
 
 
 def test_char_ngram_closed_forms():
-    from dpsynrag.audit import _CharNgram
+    from dpsynrag.audit.scoring import _CharNgram
 
     # order 1: P(c) = (N(c) + 1/27) / (N + 1) over the text " aab " (N = 5; ' ': 2, a: 2, b: 1)
     uni = _CharNgram(" aab ", order=1)
@@ -280,7 +280,7 @@ SECRETS = ["Zlubomitis", "Brodrebemia", "Tesumitis", "Kubinitis"]
 
 
 def test_scores_read_keywords_and_texts(tmp_path):
-    from dpsynrag.audit import _CharNgram, _letters
+    from dpsynrag.audit.scoring import _CharNgram, _letters
 
     records = [
         {"id": 0, "keyword": "zlubomitis", "noisy_count": 3, "text": "nothing here", "kept": True},

@@ -29,14 +29,14 @@ from typer.testing import CliRunner
 from dpsynrag.cli import app
 from dpsynrag.data.io import (
     MAX_CHARS_PER_TOKEN,
-    DocumentFile,
     as_documents,
     load_documents,
     max_document_chars,
     warn_duplicate_texts,
 )
+from dpsynrag.data.streaming import DocumentFile
 from dpsynrag.pipeline.checkpoint import interruption_message, work_folder
-from dpsynrag.privacy.ledger import dataset_fingerprint
+from dpsynrag.privacy.fingerprints import dataset_fingerprint
 
 TESTS = Path(__file__).parent
 WORDS = "fever cough rash flu pain drug dose blood heart lung skin eye ear head arm leg".split()
@@ -242,8 +242,9 @@ def test_texts_that_differ_only_after_the_cut_are_not_duplicates():
 def test_a_document_cut_at_read_time_is_counted_as_cut_after_redaction():
     """The owner's count of documents cut (``DocumentTexts.changed``) includes a text cut at read time even
     when the token cut then leaves it as it is, and redaction keeps that mark."""
-    from dpsynrag.data.io import Document, DocumentTexts
+    from dpsynrag.data.io import Document
     from dpsynrag.data.redaction import RedactedDocuments
+    from dpsynrag.data.streaming import DocumentTexts
 
     docs = as_documents([Document("0", "Ada has fever " * 20, ("Ada",)), Document("1", "a short note")], max_chars=100)
     redacted = RedactedDocuments(docs)

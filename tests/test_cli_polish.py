@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 
 from dpsynrag import __version__
 from dpsynrag.cli import app
-from dpsynrag.commands.build import HELP_PANELS, BudgetCommand, BuildCommand
+from dpsynrag.commands.build import BudgetCommand, BuildCommand
+from dpsynrag.commands.options import HELP_PANELS
 from dpsynrag.serve import CorpusService, create_app
 
 runner = CliRunner()

@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from dpsynrag.errors import ConfigError
 from dpsynrag.pipeline.clustering import soft_cluster, top_keywords
-from dpsynrag.pipeline.keywords import RarityKeywordExtractor, candidate_words, make_extractor
+from dpsynrag.data.words import candidate_words
+from dpsynrag.pipeline.keywords import RarityKeywordExtractor, make_extractor
 
 
 def test_top_keywords_from_array_and_mapping():

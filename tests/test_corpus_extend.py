@@ -14,14 +14,15 @@ from typer.testing import CliRunner
 
 from dpsynrag.cli import app
 from dpsynrag.corpus import SyntheticCorpus
-from dpsynrag.corpus_extend import extend_corpus
-from dpsynrag.corpus_format import MANIFEST, manifest_sha256, owner_audit_path
+from dpsynrag.methods.extend import extend_corpus
+from dpsynrag.corpus.format import MANIFEST, manifest_sha256, owner_audit_path
 from dpsynrag.data.io import Document
 from dpsynrag.errors import ConfigError, CorpusError, PrivacyBudgetExceededError
 from dpsynrag.pipeline.build import build_corpus
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.privacy.conversions import epsilon_from_rho
-from dpsynrag.privacy.ledger import PrivacyLedger, lifetime_epsilon
+from dpsynrag.privacy.ledger import PrivacyLedger
+from dpsynrag.privacy.lifetime import lifetime_epsilon
 
 runner = CliRunner()
 OLD = ["the patient has fever and cough", "the patient has rash on skin", "the doctor has a test of blood",

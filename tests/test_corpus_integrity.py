@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from dpsynrag.cli import app
 from dpsynrag.corpus import CorpusWriter, SyntheticCorpus
-from dpsynrag.corpus_format import CHECKSUMS, INDEX, MANIFEST, TEXTS, file_sha256, manifest_sha256
+from dpsynrag.corpus.format import CHECKSUMS, INDEX, MANIFEST, TEXTS, file_sha256, manifest_sha256
 from dpsynrag.errors import BuildInProgressError, CorpusError
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.privacy.conversions import epsilon_from_rho

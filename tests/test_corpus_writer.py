@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dpsynrag.corpus import CorpusWriter, SyntheticCorpus
-from dpsynrag.corpus_format import MANIFEST
+from dpsynrag.corpus.format import MANIFEST
 from dpsynrag.errors import ConfigError
 
 
@@ -163,7 +163,7 @@ def test_an_out_dir_that_cannot_be_created_is_a_clear_error(tmp_path):
 
 
 def test_a_corrupt_index_or_texts_file_is_a_clear_error(tmp_path):
-    from dpsynrag.corpus_format import INDEX, TEXTS
+    from dpsynrag.corpus.format import INDEX, TEXTS
     from dpsynrag.errors import CorpusError
 
     _write(tmp_path / "c")

@@ -13,7 +13,7 @@ from dpsynrag.errors import ConfigError, DataError, PrivacyBudgetExceededError
 from dpsynrag.models import LanguageModel, PrivatePredictionDecoder
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.events import PrivatePredictionTokenEvent
-from dpsynrag.privacy.mechanisms import clip_logits
+from dpsynrag.privacy.prediction import clip_logits
 from dpsynrag.rng import SeededRandom
 
 VOCAB = 59  # tokenizer size; the model has 64 output rows

@@ -26,7 +26,7 @@ from dpsynrag.models.private_selectors import (
 )
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.events import PrivatePredictionTokenEvent
-from dpsynrag.privacy.mechanisms import clip_logit_differences, clip_logits
+from dpsynrag.privacy.prediction import clip_logit_differences, clip_logits
 from dpsynrag.rng import SeededRandom
 
 # False-failure rate of each chi-square test: a correct implementation gives p < ALPHA with

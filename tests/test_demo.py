@@ -6,7 +6,7 @@ import json
 import pytest
 from rich.console import Console
 
-from dpsynrag.demo import run_demo
+from dpsynrag.commands.demo import run_demo
 from dpsynrag.errors import ConfigError
 
 pytestmark = pytest.mark.slow

@@ -17,7 +17,7 @@ from dpsynrag.pipeline.build import build_corpus
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.pipeline.distributed import RayOptions
 from dpsynrag.privacy.accountant import ZCDPAccountant
-from dpsynrag.privacy.mechanisms import sample_private_tokens
+from dpsynrag.privacy.prediction import sample_private_tokens
 from dpsynrag.rng import SeededRandom
 
 DOCS = [

@@ -11,7 +11,7 @@ from servers import TEXTS, write_corpus
 from typer.testing import CliRunner
 
 from dpsynrag.cli import app
-from dpsynrag.export import corpus_rows, to_dataset
+from dpsynrag.corpus.export import corpus_rows, to_dataset
 
 runner = CliRunner()
 KEPT = [True, False, True, True, False, True]

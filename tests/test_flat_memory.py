@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 from fakes import HashEmbedder
 
-from dpsynrag.data.io import Document, DocumentFile, DocumentTexts, iter_documents, load_documents, open_documents
+from dpsynrag.data.io import Document, iter_documents, load_documents
+from dpsynrag.data.streaming import DocumentFile, DocumentTexts, open_documents
 from dpsynrag.errors import DataError
 from dpsynrag.models.embedder import EMBED_CHUNK, EmbeddingFile, embed_to_file
 from dpsynrag.pipeline.clustering import soft_cluster

@@ -11,13 +11,8 @@ from pathlib import Path
 import pytest
 
 from dpsynrag.pipeline.clustering import release_warnings
-from dpsynrag.pipeline.keywords import (
-    KeywordExtractor,
-    RarityKeywordExtractor,
-    excluded_words,
-    extract_keyword_sets,
-    keyword_view,
-)
+from dpsynrag.data.words import excluded_words, keyword_view
+from dpsynrag.pipeline.keywords import KeywordExtractor, RarityKeywordExtractor, extract_keyword_sets
 
 sys.path.insert(0, str(Path(__file__).parent))
 from tickets import make_tickets  # noqa: E402

@@ -12,7 +12,7 @@ from fakes import HashEmbedder
 from test_corpus_integrity import OnesEmbedder, _corpus
 
 from dpsynrag.corpus import CorpusWriter, SyntheticCorpus
-from dpsynrag.corpus_format import INDEX_IDS, TEXTS, index_entries
+from dpsynrag.corpus.format import INDEX_IDS, TEXTS, index_entries
 from dpsynrag.errors import CorpusError
 from dpsynrag.pipeline.build import build_corpus
 from dpsynrag.pipeline.config import BuildConfig
@@ -82,7 +82,7 @@ def test_writer_indexes_each_copy_and_retrieval_returns_them(tmp_path):
     _, ids = corpus.index.search(OnesEmbedder().encode(["a question"]), 3)
     assert sorted(corpus.index_ids[i] for i in ids[0]) == [0, 0, 0]
     # retrieval gives distinct texts with their copies, unless asked to repeat them (tests/test_retrieval_distinct.py)
-    from dpsynrag.retrieval import CorpusRetriever
+    from dpsynrag.corpus.retrieval import CorpusRetriever
 
     retriever = CorpusRetriever(corpus, OnesEmbedder())
     hits = retriever.search(["a question"], 3)[0]
@@ -110,7 +110,7 @@ def test_index_ids_that_ignore_the_copies_are_refused(tmp_path):
         _corpus(corpus_dir)
     finally:
         integrity.RECORDS = old
-    from dpsynrag.corpus_format import CHECKSUMS, MANIFEST, file_sha256, manifest_sha256
+    from dpsynrag.corpus.format import CHECKSUMS, MANIFEST, file_sha256, manifest_sha256
 
     (corpus_dir / INDEX_IDS).write_text(json.dumps([0, 2]))  # a tampered index list, checksum fixed
     m = json.loads((corpus_dir / MANIFEST).read_text())

@@ -12,7 +12,7 @@ from servers import TEXTS, LoopbackServer, write_corpus
 from dpsynrag.errors import ConfigError, EndpointError
 from dpsynrag.integrations.langchain import DpsynragRetriever as LangChainRetriever
 from dpsynrag.integrations.llamaindex import DpsynragRetriever as LlamaIndexRetriever
-from dpsynrag.retrieval import CorpusRetriever
+from dpsynrag.corpus.retrieval import CorpusRetriever
 from dpsynrag.serve import CorpusService, create_app
 
 QUESTIONS = ["fever and cough", "the rash", "heart"]

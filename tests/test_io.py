@@ -11,13 +11,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from dpsynrag.data.io import (
-    DataFileNotFoundError,
-    Document,
-    load_documents,
-    read_jsonl,
-    write_jsonl_atomic,
-)
+from dpsynrag.data.io import DataFileNotFoundError, Document, load_documents
+from dpsynrag.data.jsonl import read_jsonl, write_jsonl_atomic
 from dpsynrag.errors import ConfigError, DataError
 
 

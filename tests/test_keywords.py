@@ -13,16 +13,8 @@ from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_source
 from dpsynrag.errors import ConfigError
 from dpsynrag.pipeline.clustering import soft_cluster
 from dpsynrag.pipeline.config import BuildConfig
-from dpsynrag.pipeline.keywords import (
-    STOP_WORDS_TOP_N,
-    LLMKeywordExtractor,
-    RarityKeywordExtractor,
-    candidate_words,
-    check_language,
-    make_extractor,
-    stop_words,
-    text_words,
-)
+from dpsynrag.data.words import STOP_WORDS_TOP_N, candidate_words, check_language, stop_words, text_words
+from dpsynrag.pipeline.keywords import LLMKeywordExtractor, RarityKeywordExtractor, make_extractor
 
 # One document per script; in each the symptom/finding word occurs twice, so it ranks first.
 SCRIPTS = [

@@ -20,7 +20,9 @@ from dpsynrag.errors import PrivacyBudgetExceededError
 from dpsynrag.pipeline.build import build_corpus
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.privacy.conversions import epsilon_from_rho
-from dpsynrag.privacy.ledger import LEDGER_ENV, PrivacyLedger, dataset_fingerprint, lifetime_epsilon
+from dpsynrag.privacy.fingerprints import dataset_fingerprint
+from dpsynrag.privacy.ledger import LEDGER_ENV, PrivacyLedger
+from dpsynrag.privacy.lifetime import lifetime_epsilon
 
 runner = CliRunner()
 DOCS = ["the patient has fever and cough", "the patient has rash on skin", "the doctor has a test of blood",

@@ -17,15 +17,15 @@ from typer.testing import CliRunner
 from dpsynrag.cli import app
 from dpsynrag.data.io import Document
 from dpsynrag.errors import ConfigError, PrivacyBudgetExceededError
-from dpsynrag.privacy.ledger import (
-    PrivacyLedger,
+from dpsynrag.privacy.charge import prepare_charge
+from dpsynrag.privacy.fingerprints import (
     dataset_fingerprint,
     keyed_fingerprint,
-    lifetime_epsilon,
-    prepare_charge,
     unit_fingerprints,
     unit_message,
 )
+from dpsynrag.privacy.ledger import PrivacyLedger
+from dpsynrag.privacy.lifetime import lifetime_epsilon
 
 runner = CliRunner()
 TICKETS = [f"ticket {i}: my order {i * 7919 % 1000} arrived broken, please refund" for i in range(600)]
@@ -170,7 +170,8 @@ _WRITER = """
 import sys
 from types import SimpleNamespace
 from dpsynrag.errors import PrivacyBudgetExceededError
-from dpsynrag.privacy.ledger import PrivacyLedger, prepare_charge
+from dpsynrag.privacy.charge import prepare_charge
+from dpsynrag.privacy.ledger import PrivacyLedger
 
 led = PrivacyLedger(sys.argv[1])
 docs = [f"note {i}" for i in range(int(sys.argv[2]), int(sys.argv[2]) + 20)]  # the two writers share 10 notes

@@ -19,15 +19,14 @@ from dpsynrag.errors import ConfigError, PrivacyBudgetExceededError
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.mechanisms import (
     cap_keywords,
-    clip_logits,
     discrete_gaussian_vote_histogram,
     exponential_threshold,
     gaussian_histogram,
     gaussian_sparse_histogram,
     noisy_unit_vector_sum,
-    sample_private_tokens,
     sparse_histogram_threshold,
 )
+from dpsynrag.privacy.prediction import clip_logits, sample_private_tokens
 from dpsynrag.rng import SecureRandom, SeededRandom, make_random
 
 P_MIN = 1e-6

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from dpsynrag.cli import app
 from dpsynrag.errors import ConfigError
 from dpsynrag.methods import CorpusMethod, Option, get_method, method_names, register, unregister
-from dpsynrag.methods.config import CorpusConfig
+from dpsynrag.pipeline.corpus_config import CorpusConfig
 from dpsynrag.privacy.conversions import epsilon_from_rho, rho_from_epsilon
 from dpsynrag.privacy.events import DiscreteGaussianEvent
 

@@ -38,7 +38,8 @@ from dpsynrag.pipeline.clustering import soft_cluster, soft_cluster_units
 from dpsynrag.pipeline.keywords import RarityKeywordExtractor, extract_keyword_sets, unit_keyword_sets
 from dpsynrag.pipeline.units import PrivacyUnits
 from dpsynrag.privacy.accountant import ZCDPAccountant
-from dpsynrag.privacy.mechanisms import clip_logits, gaussian_histogram, noisy_unit_vector_sum
+from dpsynrag.privacy.mechanisms import gaussian_histogram, noisy_unit_vector_sum
+from dpsynrag.privacy.prediction import clip_logits
 from dpsynrag.rng import make_random
 
 POOL = ["fever", "rash", "cough", "headache", "nausea", "fatigue", "dizziness", "insomnia", "anemia", "asthma",

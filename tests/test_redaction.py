@@ -12,7 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from dpsynrag.cli import app
-from dpsynrag.data.io import Document, DocumentFile, load_documents, write_jsonl_atomic
+from dpsynrag.data.io import Document, load_documents
+from dpsynrag.data.jsonl import write_jsonl_atomic
+from dpsynrag.data.streaming import DocumentFile
 from dpsynrag.data.redaction import DEFAULT_PLACEHOLDER, RedactedDocuments, redact_identifiers
 from dpsynrag.errors import ConfigError, DataError
 from dpsynrag.pipeline.config import BuildConfig

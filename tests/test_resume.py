@@ -23,7 +23,7 @@ from fakes import HashEmbedder
 from typer.testing import CliRunner
 
 from dpsynrag.cli import app
-from dpsynrag.corpus_format import owner_audit_path
+from dpsynrag.corpus.format import owner_audit_path
 from dpsynrag.errors import CheckpointError
 from dpsynrag.pipeline.build import build_corpus
 from dpsynrag.pipeline.checkpoint import event_from_dict, event_to_dict, work_folder

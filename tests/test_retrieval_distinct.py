@@ -25,7 +25,7 @@ from dpsynrag.corpus import CorpusWriter, SyntheticCorpus
 from dpsynrag.integrations.langchain import DpsynragRetriever as LangChainRetriever
 from dpsynrag.integrations.llamaindex import DpsynragRetriever as LlamaIndexRetriever
 from dpsynrag.rag import VectorIndex
-from dpsynrag.retrieval import CorpusRetriever, RemoteRetriever
+from dpsynrag.corpus.retrieval import CorpusRetriever, RemoteRetriever
 from dpsynrag.serve import CorpusService, create_app
 
 runner = CliRunner()

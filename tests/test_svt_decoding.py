@@ -20,12 +20,8 @@ from scipy.stats import binomtest, chisquare
 from dpsynrag.errors import ConfigError
 from dpsynrag.models import PrivatePredictionDecoder
 from dpsynrag.models.decoding import RowLayout, decode, no_repeat_ngram_mask
-from dpsynrag.models.private_selectors import (
-    InvisibleInkSelector,
-    PaperSelector,
-    PublicPriorSelector,
-    SparseVectorSelector,
-)
+from dpsynrag.models.private_selectors import InvisibleInkSelector, PaperSelector, PublicPriorSelector
+from dpsynrag.models.svt_selector import SparseVectorSelector
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.events import PrivatePredictionTokenEvent, SparseVectorEvent
 from dpsynrag.rng import SeededRandom

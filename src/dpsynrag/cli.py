@@ -1,27 +1,30 @@
 """The ``dpsynrag`` command line. A thin layer: it parses arguments and calls the library.
 
 Commands: ``build``, ``budget`` (:mod:`dpsynrag.commands.build`: method options from the registry),
-``query`` (:mod:`dpsynrag.commands.query`), ``report``, ``demo``, ``eval`` (:mod:`dpsynrag.eval.command`),
+``query`` (:mod:`dpsynrag.commands.query`), ``report``, ``demo``, ``eval`` (:mod:`dpsynrag.commands.eval`),
 ``audit``, ``ledger``, ``serve``, ``export``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Optional
-
 import typer
 from typer.core import TyperGroup, TyperOption
 
 from dpsynrag import __version__
-from dpsynrag.commands.build import BudgetCommand, BuildCommand
-from dpsynrag.commands.common import console, fail, warn_content
-from dpsynrag.commands.query import query_command
-from dpsynrag.errors import DpsynragError
-from dpsynrag.ledger_cli import ledger_app
 from dpsynrag.threads import passive_wait
 
 passive_wait()  # before torch loads: OpenMP threads sleep instead of spinning while they wait (dpsynrag.threads)
+
+# the commands (imported after passive_wait: they may load faiss or torch, whose OpenMP runtime reads it)
+from dpsynrag.commands.audit import audit_command  # noqa: E402
+from dpsynrag.commands.build import BudgetCommand, BuildCommand  # noqa: E402
+from dpsynrag.commands.demo import demo_command  # noqa: E402
+from dpsynrag.commands.eval import eval_command  # noqa: E402
+from dpsynrag.commands.export import export_command  # noqa: E402
+from dpsynrag.commands.ledger import ledger_app  # noqa: E402
+from dpsynrag.commands.query import query_command  # noqa: E402
+from dpsynrag.commands.report import report_command  # noqa: E402
+from dpsynrag.commands.serve import serve_command  # noqa: E402
 
 
 def _switches_take_no_value(command, ctx) -> None:
@@ -82,81 +85,15 @@ def _root(
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
 
 
+
 app.command("budget")(BudgetCommand())
 app.command("build")(BuildCommand())
 app.command("query")(query_command)
-
-
-@app.command()
-def report(
-    corpus_dir: Path = typer.Argument(..., help="A corpus folder made by `dpsynrag build`."),
-    as_json: bool = typer.Option(False, "--json", help="Print the privacy report as JSON."),
-) -> None:
-    """Print a corpus's privacy report."""
-    from dpsynrag.corpus import SyntheticCorpus
-
-    try:
-        corpus = SyntheticCorpus.load(corpus_dir)
-    except DpsynragError as exc:
-        fail(exc)
-        return
-    if as_json:
-        typer.echo(corpus.privacy_report.to_json())
-        return
-    console.print(corpus.privacy_report.table())
-    for note in corpus.privacy_report.notes:
-        console.print(f"note: {note}", markup=False, highlight=False)
-    m = corpus.manifest
-    console.print(
-        f"method {m['method']}, model {m['model']['name']}, embedder {m['embedder']['name']}; "
-        f"{m['num_kept']} of {m['num_texts']} texts kept."
-    )
-    if "builds" in m:
-        from dpsynrag.corpus_extend import describe_guarantee
-
-        console.print(describe_guarantee(m), markup=False, highlight=False)
-    warn_content(corpus)
-    if m.get("not_for_release"):
-        console.print("[bold yellow]built with a seed: reproducible, NOT for release.[/]")
-
-
-@app.command()
-def demo(
-    preset: str = typer.Option("cpu", help="cpu (the `demo` evaluation preset: 2 cores, offline SmolLM2) | paper (GPU, stronger --model)."),
-    data_dir: Optional[Path] = typer.Option(None, help="Medical Synth folder (default: ../shared/data/medical_synth, or a verified download)."),
-    out: Path = typer.Option(Path("runs/demo"), "--out", help="Evaluation folder: results.json, results.md, plots, cache/ (the corpus; reused by a rerun)."),
-    model: Optional[str] = typer.Option(None, "--model", help="Language model: hub id, folder or GGUF file."),
-    embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedding model id or folder."),
-    documents: Optional[int] = typer.Option(None, help="Override the number of database documents."),
-    questions: Optional[int] = typer.Option(None, help="Override the number of validation questions."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Reproducible run (not for release)."),
-    decoding: Optional[str] = typer.Option(None, "--decoding", help="Override the preset's decoding: paper | public-prior | invisibleink."),
-) -> None:
-    """The main job: a DP synthetic corpus of Medical Synth at epsilon=10, compared with Non-RAG and RAG
-    (the evaluation harness with the `demo` preset; see `dpsynrag eval` for every method)."""
-    from dpsynrag.demo import run_demo
-
-    try:
-        run_demo(
-            preset=preset, data_dir=data_dir, out_dir=out, model=model, embedder=embedder, documents=documents,
-            questions=questions, seed=seed, decoding=decoding, console=console,
-        )
-    except DpsynragError as exc:
-        fail(exc)
-
-
-from dpsynrag.eval.command import eval_command  # noqa: E402  (evaluation harness, issue #6)
-
+app.command("report")(report_command)
+app.command("demo")(demo_command)
 app.command("eval")(eval_command)
-
-from dpsynrag.audit_cli import audit_command  # noqa: E402  (empirical privacy audit, issue #12)
-
 app.command("audit")(audit_command)
 app.add_typer(ledger_app, name="ledger")  # `dpsynrag ledger show | set-budget` (issue 15)
-
-from dpsynrag.export import export_command  # noqa: E402  (export, issue #14)
-from dpsynrag.serve import serve_command  # noqa: E402  (HTTP query service, issue #14)
-
 app.command("serve")(serve_command)
 app.command("export")(export_command)
 

@@ -145,7 +145,7 @@ class RandomSource(ABC):
 
         CKS 2020, Algorithm 2, for the rational scale b = t/s (a Fraction, or a number taken exactly as a
         rational), in integer arithmetic driven by :meth:`randbelow`: no floating-point rounding enters the
-        draw (the sparse-vector noise of :class:`~dpsynrag.models.private_selectors.SparseVectorSelector`).
+        draw (the sparse-vector noise of :class:`~dpsynrag.models.svt_selector.SparseVectorSelector`).
 
         Raises:
             ValueError: on a bad ``scale`` (not a finite number > 0).

@@ -46,6 +46,7 @@ from pydantic import Field, model_validator
 
 from dpsynrag.checks import check_int, check_real
 from dpsynrag.baselines.common import (
+    build_baseline,
     check_achieved,
     resolve_task,
     rho_target,
@@ -54,7 +55,7 @@ from dpsynrag.corpus import (
     SyntheticCorpus,
 )
 from dpsynrag.data.io import Document
-from dpsynrag.methods.config import CorpusConfig
+from dpsynrag.pipeline.corpus_config import CorpusConfig
 from dpsynrag.errors import ConfigError
 from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.privacy.events import ComposedEvent, DiscreteGaussianEvent
@@ -306,7 +307,7 @@ class AugPEConfig(CorpusConfig):
 def build_aug_pe(documents: Sequence[Document] | Sequence[str] | str | os.PathLike, out_dir: str | os.PathLike,
                  config: AugPEConfig, **options) -> SyntheticCorpus:
     """Build an Aug-PE synthetic corpus (see the module docstring) and its RAG index:
-    ``get_method("aug-pe").build`` (:meth:`dpsynrag.methods.CorpusMethod.build` gives the arguments and the
+    the registered method's ``build`` (:meth:`dpsynrag.methods.CorpusMethod.build` gives the arguments and the
     keyword ``options``: ``lm``, ``embedder`` (it computes the votes and the index), ``text_field``,
     ``id_field``, ``identifier_fields``, ``overwrite``, ``progress``, ``ledger``).
 
@@ -318,9 +319,7 @@ def build_aug_pe(documents: Sequence[Document] | Sequence[str] | str | os.PathLi
         ConfigError: bad parameters (no description, self-filter without a task). DataError: unusable
             input. FileExistsError: ``out_dir`` exists and ``overwrite`` is False. TypeError: an unknown option.
     """
-    from dpsynrag.methods import get_method
-
-    return get_method("aug-pe").build(documents, out_dir, config, **options)
+    return build_baseline("aug-pe", generate, AugPEConfig, documents, out_dir, config, prepare=AugPEConfig.resolved_description, **options)
 
 
 def generate(run: BuildRun) -> SyntheticCorpus:

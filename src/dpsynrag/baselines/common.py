@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from dpsynrag.pipeline.run import NOT_FOR_RELEASE_NOTE
+from dpsynrag.pipeline.run import NOT_FOR_RELEASE_NOTE, BuildRun
 from dpsynrag.errors import ConfigError, InfeasibleBudgetError
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.conversions import epsilon_from_rho, rho_from_epsilon
@@ -52,6 +52,28 @@ def load_models(lm, embedder, *, model: str | None, embedder_spec: str | None, n
 
         lm = LanguageModel.load(model)
     return lm, embedder
+
+
+def build_baseline(method: str, generate, config_type: type, documents, out_dir, config, *, prepare=None,
+                   **options):
+    """Build a baseline's corpus: a :class:`~dpsynrag.pipeline.run.BuildRun` named ``method`` around
+    ``generate(run)`` (what :meth:`dpsynrag.methods.CorpusMethod.build` does for a registered method;
+    here without the registry, which imports the baselines).
+
+    Args:
+        prepare: ``prepare(config)``, the public values the build needs before it reads a document.
+        options: :class:`~dpsynrag.pipeline.run.BuildRun`'s keywords (``lm``, ``embedder``,
+            ``text_field``, ``id_field``, ``identifier_fields``, ``overwrite``, ``progress``, ``ledger``).
+
+    Raises:
+        ConfigError: ``config`` is not a ``config_type``. TypeError: an unknown keyword.
+    """
+    if not isinstance(config, config_type):
+        raise ConfigError(f"`config` must be a {config_type.__name__}. Found {type(config).__name__}.")
+    run = BuildRun(method, documents, out_dir, config, prepare=lambda cal: prepare(config) if prepare else None,
+                   **options)
+    with run:
+        return generate(run)
 
 
 def rho_target(epsilon: float, delta: float, conversion: str, *, what: str) -> float:

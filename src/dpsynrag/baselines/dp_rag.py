@@ -13,7 +13,7 @@ For each query q, over the private collection D (privacy unit = one document, ad
 3. **Private prediction** over S_q (:class:`~dpsynrag.models.PrivatePredictionDecoder`): one prompt per
    retrieved document (Grislain's: system ``You give a short responses based on this document or a
    predefined set of similar documents.\\nDocument:\\n"{document}"``, user = the question), the same
-   clipping as DP-SynRAG (:func:`~dpsynrag.privacy.mechanisms.clip_logits`), T tokens from
+   clipping as DP-SynRAG (:func:`~dpsynrag.privacy.prediction.clip_logits`), T tokens from
    softmax((Σ clip_c(l_d) + ω · log_softmax(l_pub)) / τ), where l_pub comes from the public prompt (the
    question without any document) with weight ω (Grislain: 0.01).
 
@@ -69,10 +69,10 @@ from dpsynrag.errors import (
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.conversions import epsilon_from_rho, rho_from_epsilon
 from dpsynrag.privacy.events import SelfComposedEvent
-from dpsynrag.privacy.ledger import prepare_charge
+from dpsynrag.privacy.charge import prepare_charge
 from dpsynrag.privacy.mechanisms import exponential_threshold
 from dpsynrag.privacy.report import PrivacyReport
-from dpsynrag.rag import Answer, check_questions
+from dpsynrag.rag.answer import Answer, check_questions
 from dpsynrag.rng import make_random
 
 

@@ -32,10 +32,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from pydantic import Field, model_validator
 
-from dpsynrag.baselines.common import check_achieved, rho_target
+from dpsynrag.baselines.common import build_baseline, check_achieved, rho_target
 from dpsynrag.corpus import SyntheticCorpus
 from dpsynrag.data.io import Document
-from dpsynrag.methods.config import CorpusConfig
+from dpsynrag.pipeline.corpus_config import CorpusConfig
 from dpsynrag.errors import ConfigError
 from dpsynrag.pipeline.build import REPHRASE_PROMPT
 from dpsynrag.pipeline.context import check_context
@@ -145,7 +145,7 @@ def assign_batches(num_documents: int, num_batches: int, random: RandomSource) -
 def build_dp_synth(documents: Sequence[Document] | Sequence[str] | str | os.PathLike, out_dir: str | os.PathLike,
                    config: DPSynthConfig, **options) -> SyntheticCorpus:
     """Build a DP-Synth synthetic corpus (one text per random disjoint batch) and its RAG index:
-    ``get_method("dp-synth").build`` (:meth:`dpsynrag.methods.CorpusMethod.build` gives the arguments and
+    the registered method's ``build`` (:meth:`dpsynrag.methods.CorpusMethod.build` gives the arguments and
     the keyword ``options``: ``lm``, ``embedder``, ``text_field``, ``id_field``, ``identifier_fields``,
     ``overwrite``, ``progress``, ``ledger``).
 
@@ -157,9 +157,7 @@ def build_dp_synth(documents: Sequence[Document] | Sequence[str] | str | os.Path
         ConfigError: bad parameters (e.g. self-filter without a task). DataError: unusable input.
         FileExistsError: ``out_dir`` exists and ``overwrite`` is False. TypeError: an unknown option.
     """
-    from dpsynrag.methods import get_method
-
-    return get_method("dp-synth").build(documents, out_dir, config, **options)
+    return build_baseline("dp-synth", generate, DPSynthConfig, documents, out_dir, config, **options)
 
 
 def generate(run: BuildRun) -> SyntheticCorpus:

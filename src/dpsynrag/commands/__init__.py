@@ -1,3 +1,7 @@
-"""The larger ``dpsynrag`` commands, registered on the app in :mod:`dpsynrag.cli`: ``build`` and ``budget``
-(options generated from the method registry, :mod:`dpsynrag.commands.build`) and ``query``
-(:mod:`dpsynrag.commands.query`); shared console and error helpers in :mod:`dpsynrag.commands.common`."""
+"""Every ``dpsynrag`` command, one module each; :mod:`dpsynrag.cli` only registers them on the app.
+
+``build`` and ``budget`` (:mod:`~dpsynrag.commands.build`: options generated from the method registry,
+presets and the work estimate in :mod:`~dpsynrag.commands.plan`), ``query``, ``report``, ``demo``, ``eval``,
+``audit``, ``ledger`` (``show``, ``set-budget``), ``serve`` and ``export``; the shared console and error
+helpers are in :mod:`~dpsynrag.commands.common`. A command parses its arguments and calls the library.
+"""

@@ -16,130 +16,28 @@ import typer
 from rich.table import Table
 
 from dpsynrag.commands.common import console, fail, seed_warning, warn_content
+from dpsynrag.commands.ledger import LEDGER_HELP, LIFETIME_HELP, open_ledger, summary_line
+from dpsynrag.commands.options import (
+    choose_method,
+    in_panel_order,
+    keyword_param,
+    method_fields,
+    method_options,
+    option_param,
+)
 from dpsynrag.errors import ConfigError, DpsynragError
-from dpsynrag.ledger_cli import LEDGER_HELP, LIFETIME_HELP, open_ledger, summary_line
-from dpsynrag.methods import Method, Option, get_method, methods
-
-_KW = inspect.Parameter.KEYWORD_ONLY
-
-
-def _param(name: str, default: Any, annotation: Any) -> inspect.Parameter:
-    return inspect.Parameter(name, _KW, default=default, annotation=annotation)
-
-
-_CORE, _KEYWORDS, _DECODING, _INDEX, _RUN = "Core", "Keywords and clustering", "Decoding", "Index", "Run"
-_OTHER_METHODS = "Other methods"
-"""The ``--help`` panel of a flag missing from :data:`HELP_PANELS` (a baseline's option, or a new one)."""
-HELP_PANELS: dict[str, str] = {
-    **dict.fromkeys(("--out", "--extend", "--epsilon", "--delta", "--method", "--preset", "--expected-documents", "--conversion",
-                     "--split", "--rho-hist", "--epsilon-theta", "--rho-embed", "--task", "--filter-prompt",
-                     "--no-self-filter", "--model", "--embedder", "--max-document-tokens", "--text-field", "--id-field",
-                     "--identifier-field", "--redact-pii", "--identifier-placeholder"), _CORE),
-    **dict.fromkeys(("--K", "--R", "--L", "--k", "--open-vocabulary", "--open-vocabulary-delta", "--extractor",
-                     "--language", "--no-outlier-removal", "--threshold-excess-weight", "--match-text", "--clustering",
-                     "--group-size", "--max-groups"), _KEYWORDS),
-    **dict.fromkeys(("--T", "--tau", "--decoding", "--public-prompt", "--public-weight", "--invisibleink-lambda",
-                     "--public-top-k", "--public-top-k-margin", "--fluency-threshold", "--keyword-title",
-                     "--response-prefix", "--no-repeat-ngram", "--svt-max-paid", "--svt-fraction", "--svt-beta",
-                     "--svt-gap"), _DECODING),
-    **dict.fromkeys(("--index-copy-size", "--max-index-copies"), _INDEX),
-    **dict.fromkeys(("--seed", "--dry-run", "--json", "--overwrite", "--threads", "--batch-size",
-                     "--prediction-checkpoints", "--resume", "--ray", "--ray-address", "--ray-workers", "--ledger",
-                     "--lifetime-epsilon"), _RUN),
-}
-"""The ``--help`` panel of each flag of ``build`` / ``budget`` (typer's ``rich_help_panel``)."""
-_PANEL_ORDER = (_CORE, _KEYWORDS, _DECODING, _INDEX, _RUN, _OTHER_METHODS)
-
-
-def _with_panel(param: inspect.Parameter) -> inspect.Parameter:
-    """``param`` with its ``--help`` panel (:data:`HELP_PANELS`) and its help escaped for rich markup
-    (a lower-case ``[word]`` such as ``dpsynrag[ray]`` would otherwise be read as a style and dropped)."""
-    from rich.markup import escape
-
-    info = param.default
-    if isinstance(info, typer.models.OptionInfo):
-        flag = next((d for d in info.param_decls if d.startswith("--")), None)
-        if info.rich_help_panel is None:
-            info.rich_help_panel = HELP_PANELS.get(flag, _OTHER_METHODS)
-        if info.help:
-            info.help = escape(info.help)
-    return param
-
-
-def _option_param(option: Option, owners: dict[str, list[str]], everyone: list[str]) -> inspect.Parameter:
-    """The typer parameter of a method option; ``owners``: its help -> the methods giving it that help. The help
-    names the methods (when not all of ``everyone``), one help per method when they differ."""
-    methods_of = [m for names in owners.values() for m in names]
-    if len(owners) == 1:
-        (text, names), = owners.items()
-        help = text if sorted(names) == sorted(everyone) else f"{text} (--method {', '.join(names)})"
-    else:
-        help = " ".join(f"{', '.join(names)}: {text}" for text, names in owners.items())
-        if sorted(methods_of) != sorted(everyone):
-            help += f" (--method {', '.join(methods_of)})"
-    if option.type is bool:
-        return _param(option.param, typer.Option(False, option.flag, help=help), bool)
-    return _param(option.param, typer.Option(None, option.flag, help=help), Optional[option.type])
-
-
-def method_options(choices: list[Method], *, build: bool) -> list[Option]:
-    """Every option of ``choices`` once, in registration order (``build=False``: config options only).
-
-    Raises:
-        ConfigError: two methods give one flag a different type, switch value or role.
-    """
-    seen: dict[str, Option] = {}
-    for method in choices:
-        for option in method.options:
-            if option.build_only and not build:
-                continue
-            first = seen.setdefault(option.flag, option)
-            if (first.type, first.value, first.build_only) != (option.type, option.value, option.build_only):
-                raise ConfigError(f"method {method.name}: {option.flag} differs from another method's {option.flag}.")
-    return list(seen.values())
-
-
-def method_fields(ctx: typer.Context, values: dict[str, Any], method: Method, offered: list[Option]) -> tuple[dict, dict]:
-    """The config fields and build options of ``method`` that the user typed.
-
-    Raises:
-        ConfigError: a typed option belongs to other methods only (the message names it).
-    """
-    from dpsynrag.checks import typed_flags
-
-    own = {o.flag: o for o in method.options}
-    typed = set(typed_flags(ctx, {o.param for o in offered}))
-    foreign = [o.flag for o in offered if o.flag in typed and o.flag not in own]
-    if foreign:
-        verb = "does" if len(foreign) == 1 else "do"
-        raise ConfigError(f"{', '.join(foreign)} {verb} not apply to --method {method.name}.")
-    fields: dict[str, Any] = {}
-    build: dict[str, Any] = {}
-    for flag in typed:
-        option = own[flag]
-        value = option.value if option.type is bool else values[option.param]
-        (build if option.build_only else fields)[option.field] = value
-    return fields, build
-
-
-def _method(name: str, choices: list[Method]) -> Method:
-    """The method ``name`` among ``choices``; the error lists only ``choices`` (not every registered method)."""
-    names = [m.name for m in choices]
-    if name not in names:
-        raise ConfigError(f"`--method` must be one of {', '.join(names)}. Found {name!r}.")
-    return get_method(name)
-
+from dpsynrag.methods import Method, Option, methods
 
 def _preset_param() -> inspect.Parameter:
     from dpsynrag.eval.presets import PRESETS
 
-    return _param("preset", typer.Option(
+    return keyword_param("preset", typer.Option(
         None, "--preset", help=f"Method parameters from a preset: {' | '.join(PRESETS)} (the eval presets; default: "
         "cpu on a machine without a CUDA GPU, paper with one). Flags you type win."), Optional[str])
 
 
 def _expected_param() -> inspect.Parameter:
-    return _param("expected_documents", typer.Option(
+    return keyword_param("expected_documents", typer.Option(
         None, "--expected-documents", metavar="N", help="Declared, public number of documents: the plan then counts "
         "the work (and build times the model). The real count is private and never used for this."), Optional[int])
 
@@ -230,19 +128,16 @@ class RegistryCommand:
 
     @property
     def __signature__(self) -> inspect.Signature:
-        params = [_param("ctx", inspect.Parameter.empty, typer.Context), *self.common()]
+        params = [keyword_param("ctx", inspect.Parameter.empty, typer.Context), *self.common()]
         taken = {p.name for p in params}
         choices = self.choices()
         owners: dict[str, dict[str, list[str]]] = {}  # flag -> help -> methods
         for method in choices:
             for option in method.options:
                 owners.setdefault(option.flag, {}).setdefault(option.help, []).append(method.name)
-        params += [_option_param(o, owners[o.flag], [m.name for m in choices])
+        params += [option_param(o, owners[o.flag], [m.name for m in choices])
                    for o in method_options(choices, build=self.build_options) if o.param not in taken]
-        params = [_with_panel(p) for p in params]
-        # typer shows the panels in the order of their first parameter: core, keywords, decoding, index, run
-        return inspect.Signature(sorted(params, key=lambda p: _PANEL_ORDER.index(
-            getattr(p.default, "rich_help_panel", None) or _CORE)))
+        return inspect.Signature(in_panel_order(params))
 
     @property
     def __annotations__(self) -> dict[str, Any]:  # read by typing.get_type_hints
@@ -282,8 +177,8 @@ def _say_extension(corpus, out: Path) -> None:
     (units) that an earlier build held (from the owner record beside ``out``; never in the folder)."""
     import json
 
-    from dpsynrag.corpus_extend import describe_guarantee
-    from dpsynrag.corpus_format import owner_audit_path
+    from dpsynrag.methods.extend import describe_guarantee
+    from dpsynrag.corpus.format import owner_audit_path
 
     console.print(describe_guarantee(corpus.manifest), markup=False, highlight=False)
     try:
@@ -302,33 +197,33 @@ class BuildCommand(RegistryCommand):
     def common(self):
         names = ", ".join(m.name for m in self.choices())
         return [
-            _param("input", typer.Argument(..., help="Private collection: JSONL, CSV or Parquet file (or a task's data folder with --task)."), Path),
-            _param("out", typer.Option(..., "--out", help="Corpus folder to create."), Path),
-            _param("extend", typer.Option(None, "--extend", metavar="CORPUS", help="Grow CORPUS: build from INPUT's new documents only (same method, model, embedder, task and --privacy-unit-field) and write --out holding CORPUS's texts and the new ones, one index, one report listing both builds. A document (person) in no earlier build costs only this build's epsilon; one in both composes. Needs CORPUS.owner.json beside it."), Optional[Path]),
-            _param("epsilon", typer.Option(..., "--epsilon", help="Target epsilon (> 0)."), float),
-            _param("delta", typer.Option(..., "--delta", help="Target total delta, in (0, 1)."), float),
-            _param("method", typer.Option("dp-synrag", "--method", help=f"The method: {names}."), str),
+            keyword_param("input", typer.Argument(..., help="Private collection: JSONL, CSV or Parquet file (or a task's data folder with --task)."), Path),
+            keyword_param("out", typer.Option(..., "--out", help="Corpus folder to create."), Path),
+            keyword_param("extend", typer.Option(None, "--extend", metavar="CORPUS", help="Grow CORPUS: build from INPUT's new documents only (same method, model, embedder, task and --privacy-unit-field) and write --out holding CORPUS's texts and the new ones, one index, one report listing both builds. A document (person) in no earlier build costs only this build's epsilon; one in both composes. Needs CORPUS.owner.json beside it."), Optional[Path]),
+            keyword_param("epsilon", typer.Option(..., "--epsilon", help="Target epsilon (> 0)."), float),
+            keyword_param("delta", typer.Option(..., "--delta", help="Target total delta, in (0, 1)."), float),
+            keyword_param("method", typer.Option("dp-synrag", "--method", help=f"The method: {names}."), str),
             _preset_param(),
             _expected_param(),
-            _param("dry_run", typer.Option(False, "--dry-run", help="Print the privacy plan and the work "
+            keyword_param("dry_run", typer.Option(False, "--dry-run", help="Print the privacy plan and the work "
                    "(with --expected-documents), then stop: reads no data, spends nothing, writes nothing."), bool),
-            _param("task", typer.Option(None, "--task", help="Public task (medical, movielens, ...): its self-filter and answer prompts."), Optional[str]),
-            _param("filter_prompt", typer.Option(None, "--filter-prompt", help="Self-filter prompt with {document} (instead of --task)."), Optional[str]),
-            _param("no_self_filter", typer.Option(False, "--no-self-filter", help="Keep every synthetic text (ablation)."), bool),
-            _param("model", typer.Option(None, "--model", help="Language model: hub id, folder or GGUF file (default: offline SmolLM2-135M-Instruct)."), Optional[str]),
-            _param("embedder", typer.Option(None, "--embedder", help="Sentence-transformers model id or folder (default: offline all-MiniLM-L6-v2)."), Optional[str]),
-            _param("seed", typer.Option(None, "--seed", help="Seed: reproducible output, NOT for release (default: secure randomness)."), Optional[int]),
-            _param("conversion", typer.Option(None, "--conversion", help="rho->epsilon conversion used to calibrate: bun-steinke (default) | cks."), Optional[str]),
-            _param("max_document_tokens", typer.Option(None, "--max-document-tokens", help="Truncate each document to this many tokens (default 256)."), Optional[int]),
-            _param("text_field", typer.Option("text", "--text-field", help="Field holding the document text."), str),
-            _param("id_field", typer.Option(None, "--id-field", help="Field holding a unique document id."), Optional[str]),
-            _param("identifier_field", typer.Option(None, "--identifier-field", metavar="NAME", help="Field holding direct identifiers (names, e-mails, account numbers; repeat for several): each document's own values are redacted from its text before any model reads it."), Optional[list[str]]),
-            _param("redact_pii", typer.Option(False, "--redact-pii", help="Replace the personal identifiers that Microsoft Presidio's rule-based recognizers find in each document's text (e-mails, phone numbers, card numbers, IBANs, IP addresses, URLs, US SSNs, Bitcoin addresses, MAC addresses; no NER: not names) before any model reads it (pip install 'dpsynrag[pii]')."), bool),
-            _param("identifier_placeholder", typer.Option(None, "--identifier-placeholder", help="Public text replacing a redacted identifier (default [REDACTED]; needs --identifier-field or --redact-pii)."), Optional[str]),
-            _param("overwrite", typer.Option(False, "--overwrite", help="Replace --out if it exists (after a successful build)."), bool),
-            _param("threads", typer.Option(None, "--threads", help="Torch CPU threads (per Ray worker with --ray; default: the cores free to the process, or $DPSYNRAG_THREADS)."), Optional[int]),
-            _param("ledger", typer.Option(None, "--ledger", help=LEDGER_HELP), Optional[Path]),
-            _param("lifetime_epsilon", typer.Option(None, "--lifetime-epsilon", help=LIFETIME_HELP), Optional[float]),
+            keyword_param("task", typer.Option(None, "--task", help="Public task (medical, movielens, ...): its self-filter and answer prompts."), Optional[str]),
+            keyword_param("filter_prompt", typer.Option(None, "--filter-prompt", help="Self-filter prompt with {document} (instead of --task)."), Optional[str]),
+            keyword_param("no_self_filter", typer.Option(False, "--no-self-filter", help="Keep every synthetic text (ablation)."), bool),
+            keyword_param("model", typer.Option(None, "--model", help="Language model: hub id, folder or GGUF file (default: offline SmolLM2-135M-Instruct)."), Optional[str]),
+            keyword_param("embedder", typer.Option(None, "--embedder", help="Sentence-transformers model id or folder (default: offline all-MiniLM-L6-v2)."), Optional[str]),
+            keyword_param("seed", typer.Option(None, "--seed", help="Seed: reproducible output, NOT for release (default: secure randomness)."), Optional[int]),
+            keyword_param("conversion", typer.Option(None, "--conversion", help="rho->epsilon conversion used to calibrate: bun-steinke (default) | cks."), Optional[str]),
+            keyword_param("max_document_tokens", typer.Option(None, "--max-document-tokens", help="Truncate each document to this many tokens (default 256)."), Optional[int]),
+            keyword_param("text_field", typer.Option("text", "--text-field", help="Field holding the document text."), str),
+            keyword_param("id_field", typer.Option(None, "--id-field", help="Field holding a unique document id."), Optional[str]),
+            keyword_param("identifier_field", typer.Option(None, "--identifier-field", metavar="NAME", help="Field holding direct identifiers (names, e-mails, account numbers; repeat for several): each document's own values are redacted from its text before any model reads it."), Optional[list[str]]),
+            keyword_param("redact_pii", typer.Option(False, "--redact-pii", help="Replace the personal identifiers that Microsoft Presidio's rule-based recognizers find in each document's text (e-mails, phone numbers, card numbers, IBANs, IP addresses, URLs, US SSNs, Bitcoin addresses, MAC addresses; no NER: not names) before any model reads it (pip install 'dpsynrag[pii]')."), bool),
+            keyword_param("identifier_placeholder", typer.Option(None, "--identifier-placeholder", help="Public text replacing a redacted identifier (default [REDACTED]; needs --identifier-field or --redact-pii)."), Optional[str]),
+            keyword_param("overwrite", typer.Option(False, "--overwrite", help="Replace --out if it exists (after a successful build)."), bool),
+            keyword_param("threads", typer.Option(None, "--threads", help="Torch CPU threads (per Ray worker with --ray; default: the cores free to the process, or $DPSYNRAG_THREADS)."), Optional[int]),
+            keyword_param("ledger", typer.Option(None, "--ledger", help=LEDGER_HELP), Optional[Path]),
+            keyword_param("lifetime_epsilon", typer.Option(None, "--lifetime-epsilon", help=LIFETIME_HELP), Optional[float]),
         ]
 
     def __call__(self, ctx: typer.Context, **values: Any) -> None:
@@ -344,7 +239,7 @@ class BuildCommand(RegistryCommand):
             if values["identifier_placeholder"] is not None and not (identifier_fields or values["redact_pii"]):
                 raise ConfigError("--identifier-placeholder needs --identifier-field (the fields to redact) or "
                                   "--redact-pii.")
-            method = _method(values["method"], self.choices())
+            method = choose_method(values["method"], self.choices())
             flags = {o.field: o.flag for o in method.options if not o.build_only}
             offered = method_options(self.choices(), build=True)
             _, build_options = method_fields(ctx, values, method, offered)
@@ -364,7 +259,7 @@ class BuildCommand(RegistryCommand):
 
                 require_presidio()  # a missing extra stops the build before any model loads
             _say_preset(preset, why, applied)
-            from dpsynrag.methods.config import CorpusConfig
+            from dpsynrag.pipeline.corpus_config import CorpusConfig
 
             filter_prompt = None
             if isinstance(config, CorpusConfig):
@@ -404,7 +299,7 @@ class BuildCommand(RegistryCommand):
             if lm is not None:
                 build_options.update(lm=lm, embedder=embedder)  # loaded for the estimate: not loaded twice
             if values["extend"] is not None:
-                from dpsynrag.corpus_extend import extend_corpus
+                from dpsynrag.methods.extend import extend_corpus
 
                 corpus = extend_corpus(method, documents, values["extend"], values["out"], config,
                                        text_field=values["text_field"], id_field=values["id_field"],
@@ -437,7 +332,7 @@ class BuildCommand(RegistryCommand):
         warn_content(corpus)
         if "builds" in m:
             _say_extension(corpus, out)
-        from dpsynrag.corpus_format import owner_audit_path
+        from dpsynrag.corpus.format import owner_audit_path
 
         built = [r for r in ledger.releases() if r.label == str(out.resolve())]
         if built:
@@ -459,13 +354,13 @@ class BudgetCommand(RegistryCommand):
     def common(self):
         names = ", ".join(m.name for m in self.choices())
         return [
-            _param("epsilon", typer.Option(..., "--epsilon", help="Target epsilon (> 0; dp-rag: per query)."), float),
-            _param("delta", typer.Option(..., "--delta", help="Target total delta, in (0, 1)."), float),
-            _param("method", typer.Option("dp-synrag", "--method", help=f"The method: {names}."), str),
-            _param("conversion", typer.Option(None, "--conversion", help="rho->epsilon conversion used to calibrate: bun-steinke (default) | cks."), Optional[str]),
+            keyword_param("epsilon", typer.Option(..., "--epsilon", help="Target epsilon (> 0; dp-rag: per query)."), float),
+            keyword_param("delta", typer.Option(..., "--delta", help="Target total delta, in (0, 1)."), float),
+            keyword_param("method", typer.Option("dp-synrag", "--method", help=f"The method: {names}."), str),
+            keyword_param("conversion", typer.Option(None, "--conversion", help="rho->epsilon conversion used to calibrate: bun-steinke (default) | cks."), Optional[str]),
             _preset_param(),
             _expected_param(),
-            _param("as_json", typer.Option(False, "--json", help="Print JSON instead of tables."), bool),
+            keyword_param("as_json", typer.Option(False, "--json", help="Print JSON instead of tables."), bool),
         ]
 
     def __call__(self, ctx: typer.Context, **values: Any) -> None:
@@ -473,7 +368,7 @@ class BudgetCommand(RegistryCommand):
 
         flags: dict[str, str] = {}
         try:
-            method = _method(values["method"], self.choices())
+            method = choose_method(values["method"], self.choices())
             flags = {method.epsilon_field: "--epsilon", **{o.field: o.flag for o in method.options}}
             common = {method.epsilon_field: values["epsilon"], "delta": values["delta"],
                       "conversion": values["conversion"]}

@@ -11,7 +11,7 @@ import typer
 from dpsynrag.checks import check_int, typed_flags
 from dpsynrag.commands.common import console, fail, seed_warning, warn_content
 from dpsynrag.errors import ConfigError, DpsynragError
-from dpsynrag.ledger_cli import LEDGER_HELP, LIFETIME_HELP, open_ledger, summary_line
+from dpsynrag.commands.ledger import LEDGER_HELP, LIFETIME_HELP, open_ledger, summary_line
 from dpsynrag.methods import methods
 
 
@@ -107,7 +107,7 @@ def query_command(
                                     repeat_copies=repeat_copies)[0]
         hits = []
         if show_context or as_json:
-            from dpsynrag.retrieval import CorpusRetriever
+            from dpsynrag.corpus.retrieval import CorpusRetriever
 
             # the same search of the same view with the same embedder: the answer's context, with ids and scores
             hits = CorpusRetriever(corpus, emb).search([question], len(answer.context), repeat_copies=repeat_copies)[0]

@@ -1,4 +1,4 @@
-"""Reading private document collections and writing JSON-lines files atomically.
+"""Reading private document collections (a file, or Documents and strings in memory).
 
 A collection is a file of rows, each with a text field, optionally an id field and columns of direct
 identifiers (:mod:`dpsynrag.data.redaction`):
@@ -31,36 +31,27 @@ the collection by its whole texts, whatever the cut.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
-import json
 import os
-import tempfile
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dpsynrag.data.readers import SUPPORTED_EXTENSIONS, CutText, iter_json_rows, iter_rows
+from dpsynrag.data.readers import SUPPORTED_EXTENSIONS, CutText, iter_rows
 from dpsynrag.errors import ConfigError, DataError
 
 __all__ = [
     "DataFileNotFoundError",
     "Document",
-    "DocumentFile",
-    "DocumentTexts",
     "MAX_CHARS_PER_TOKEN",
     "SUPPORTED_EXTENSIONS",
     "cut_text",
     "iter_documents",
     "load_documents",
     "max_document_chars",
-    "open_documents",
-    "atomic_write",
-    "read_jsonl",
-    "write_jsonl_atomic",
 ]
 
 
@@ -107,10 +98,10 @@ class Document:
         text: the document text, non-empty.
         identifiers: the document's own direct identifiers (values of the ``identifier_fields``), for
             :mod:`dpsynrag.data.redaction`; private: left out of ``repr`` and never written
-            (:func:`write_jsonl_atomic` writes a Document as its id and text).
+            (:func:`~dpsynrag.data.jsonl.write_jsonl_atomic` writes a Document as its id and text).
         text_sha256: when ``text`` was cut at read time (``max_chars``; see the module docstring), the
             SHA-256 digest (32 bytes) of the whole text, which the privacy ledger fingerprints
-            (:func:`~dpsynrag.privacy.ledger.dataset_fingerprint`); None for a text as read. Private: left
+            (:func:`~dpsynrag.privacy.fingerprints.dataset_fingerprint`); None for a text as read. Private: left
             out of ``repr``, never written.
         unit: the key of the privacy unit (person) the document belongs to: the value of the
             ``unit_field`` (``--privacy-unit-field``; stringified, never empty), None when the collection is
@@ -126,7 +117,16 @@ class Document:
     unit: str | None = field(default=None, repr=False)
 
 
-def load_documents(
+def load_documents(path: str | os.PathLike[str], **options: Any) -> list[Document]:
+    """Load a document collection from a JSON-lines, CSV or Parquet file: the documents of
+    :func:`iter_documents` (same keyword ``options``: ``text_field``, ``id_field``, ``limit``,
+    ``identifier_fields``, ``max_chars``, ``unit_field``; same checks and errors), all in memory, in
+    file order.
+    """
+    return list(iter_documents(path, **options))
+
+
+def iter_documents(
     path: str | os.PathLike[str],
     *,
     text_field: str = "text",
@@ -135,8 +135,16 @@ def load_documents(
     identifier_fields: Sequence[str] = (),
     max_chars: int | None = None,
     unit_field: str | None = None,
-) -> list[Document]:
-    """Load a document collection from a JSON-lines, CSV or Parquet file.
+) -> Iterator[Document]:
+    """The documents of a JSON-lines, CSV or Parquet file, read and checked one row at a time.
+
+    Rows are checked as they are read: each error is raised when its row is reached (rows before it have
+    been yielded). Memory: one row (JSON lines, CSV; a ``.json`` file holding one JSON array is parsed whole; Parquet: one batch of 8,192 rows) plus a 64-bit hash per id (the
+    duplicate-id check; a repeated hash reads the file again to confirm and locate the earlier row).
+    With ``max_chars``, a longer text is cut as soon as its row is parsed (JSON lines, CSV: the row is
+    read whole first, and the whole text is dropped before the row is handed on) or before it becomes a
+    Python string at all (Parquet: cut in Arrow).
+    The "path", extension and ``limit`` errors are raised by the call itself, before iteration.
 
     Args:
         path: the file; its extension (see :data:`SUPPORTED_EXTENSIONS`) selects the reader.
@@ -156,7 +164,7 @@ def load_documents(
             must have a non-empty value. None: no units (each document is its own unit).
 
     Returns:
-        The documents in file order (all in memory; :func:`iter_documents` reads them one at a time).
+        An iterator over the documents in file order (:func:`load_documents`: all of them in a list).
 
     Raises:
         DataFileNotFoundError: ``path`` does not exist (also a ``DataError`` and a ``FileNotFoundError``).
@@ -165,31 +173,6 @@ def load_documents(
             an identifier that is an object, a unit value that is missing, null, empty or not a scalar, or no
             documents at all. Messages name the row and field, never the value.
         ConfigError: ``limit`` is not a positive integer.
-    """
-    return list(iter_documents(path, text_field=text_field, id_field=id_field, limit=limit,
-                               identifier_fields=identifier_fields, max_chars=max_chars, unit_field=unit_field))
-
-
-def iter_documents(
-    path: str | os.PathLike[str],
-    *,
-    text_field: str = "text",
-    id_field: str | None = None,
-    limit: int | None = None,
-    identifier_fields: Sequence[str] = (),
-    max_chars: int | None = None,
-    unit_field: str | None = None,
-) -> Iterator[Document]:
-    """The documents of a JSON-lines, CSV or Parquet file, read and checked one row at a time.
-
-    Same arguments, checks and errors as :func:`load_documents`; each error is raised when its row is
-    reached (rows before it have been yielded). Memory: one row (JSON lines, CSV; a ``.json`` file holding
-    one JSON array is parsed whole; Parquet: one batch of 8,192 rows) plus a 64-bit hash per id (the
-    duplicate-id check; a repeated hash reads the file again to confirm and locate the earlier row).
-    With ``max_chars``, a longer text is cut as soon as its row is parsed (JSON lines, CSV: the row is
-    read whole first, and the whole text is dropped before the row is handed on) or before it becomes a
-    Python string at all (Parquet: cut in Arrow).
-    The "path", extension and ``limit`` errors are raised by the call itself, before iteration.
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ConfigError(f"`limit` must be a positive integer or None. Found {limit!r}.")
@@ -260,14 +243,9 @@ def _document_id(row: Mapping[str, Any], id_field: str, where: str, file: Path) 
 
 def _unit(row: Mapping[str, Any], unit_field: str, where: str, file: Path) -> str:
     """The row's privacy unit key: the value of ``unit_field``, stringified (never quoted in an error)."""
-    if unit_field not in row:
-        available = ", ".join(map(str, row.keys())) or "(none)"
-        raise DataError(
-            f"{file.name}, {where}: missing privacy unit field {unit_field!r}; available fields: {available}. Every "
-            "document needs its person's key. Hint: name the right field (--privacy-unit-field; "
-            "privacy_unit_field= in the API) or add the key to every row."
-        )
-    raw = row[unit_field]
+    raw = _field(row, unit_field, where, file, what="privacy unit field",
+                 hint="Every document needs its person's key. Hint: name the right field (--privacy-unit-field; "
+                      "privacy_unit_field= in the API) or add the key to every row.")
     if isinstance(raw, (dict, list)):
         raise DataError(f"{file.name}, {where}: privacy unit field {unit_field!r} must be a scalar, found "
                         f"{type(raw).__name__}.")
@@ -305,260 +283,16 @@ def _earlier_row_with_id(file: Path, text_field: str, id_field: str, doc_id: str
     return None
 
 
-class DocumentFile:
-    """A document collection in a file, read again, one row at a time, each time it is iterated.
-
-    Checked once when opened (every row, as :func:`iter_documents`; a warning when texts repeat, see
-    :func:`warn_duplicate_texts`), so errors in the data surface before any model is loaded. Memory: one
-    row at a time (see :func:`iter_documents`), never the whole collection.
-
-    Args:
-        path, text_field, id_field, identifier_fields, max_chars, unit_field: as in :func:`load_documents`.
-
-    Iteration yields :class:`Document` in file order. ``len()`` is the number of documents; :attr:`cut`
-    how many texts were cut at read time (``max_chars``; an owner-only count, never which).
-
-    Raises:
-        DataError: as :func:`load_documents`; on iteration also when the file changed (size, modification
-            time or inode) since it was opened: the build would otherwise mix two collections.
-    """
-
-    def __init__(self, path: str | os.PathLike[str], *, text_field: str = "text", id_field: str | None = None,
-                 identifier_fields: Sequence[str] = (), max_chars: int | None = None, unit_field: str | None = None):
-        self.path = Path(path)
-        self.text_field = text_field
-        self.id_field = id_field
-        self.identifier_fields = tuple(identifier_fields)
-        self.max_chars = max_chars
-        self.unit_field = unit_field
-        self._identity = _file_identity(self.path)
-        self._count = 0
-        self.cut = 0
-        warn_duplicate_texts(self._counted())
-
-    def __len__(self) -> int:
-        return self._count
-
-    def __iter__(self) -> Iterator[Document]:
-        return self._iter_checked()
-
-    def __repr__(self) -> str:
-        return f"DocumentFile({str(self.path)!r}, documents={self._count})"
-
-    def _counted(self) -> Iterator[Document]:
-        for document in self._iter_checked():
-            self._count += 1
-            self.cut += document.text_sha256 is not None
-            yield document
-
-    def _iter_checked(self) -> Iterator[Document]:
-        documents = iter_documents(self.path, text_field=self.text_field, id_field=self.id_field,
-                                   identifier_fields=self.identifier_fields, max_chars=self.max_chars,
-                                   unit_field=self.unit_field)
-        self._check_unchanged()
-        yield from documents
-        self._check_unchanged()
-
-    def _check_unchanged(self) -> None:
-        if _file_identity(self.path) != self._identity:
-            raise DataError(
-                f"the document file {str(self.path)!r} changed while it was being read (size, modification time "
-                "or inode). Hint: start again once nothing writes to it (or build from a copy)."
-            )
+_FIELD_HINT = ("Hint: name the right field (--text-field / --id-field / --identifier-field; text_field= / "
+               "id_field= / identifier_fields= in the API).")
 
 
-def _file_identity(file: Path) -> tuple[int, int, int, int] | None:
-    try:
-        st = file.stat()
-    except FileNotFoundError:
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
-
-
-class DocumentTexts:
-    """The texts of a collection as a model reads them (each passed through ``prepare``, e.g. the language
-    model's cut), computed afresh at each pass instead of kept: iterate for every text in order, or
-    :meth:`rows` for some. Memory: one text.
-
-    Args:
-        documents: a re-iterable collection with ``len()`` (a :class:`DocumentFile` or a list of Documents).
-        prepare: a function of one text alone (the same text gives the same result at every pass).
-    """
-
-    def __init__(self, documents: Iterable[Document], prepare: Callable[[str], str]):
-        self.documents = documents
-        self.prepare = prepare
-        self._changed: int | None = None
-
-    def __len__(self) -> int:
-        return len(self.documents)
-
-    def __iter__(self) -> Iterator[str]:
-        changed = 0
-        for d in self.documents:
-            text = self.prepare(d.text)
-            changed += text != d.text or d.text_sha256 is not None  # cut here, or at read time
-            yield text
-        self._changed = changed
-
-    def rows(self, rows: Iterable[int]) -> Iterator[tuple[int, str]]:
-        """``(row, prepared text)`` for the given 0-based rows, which must be increasing; reading stops
-        after the last one.
-
-        Raises:
-            DataError: rows not strictly increasing, or past the end of the collection.
-        """
-        wanted = iter(rows)
-        want = next(wanted, None)
-        if want is None:
-            return
-        for row, d in enumerate(self.documents):
-            if row == want:
-                yield row, self.prepare(d.text)
-                following = next(wanted, None)
-                if following is None:
-                    return
-                if following <= want:
-                    raise DataError(f"`rows` must be strictly increasing; found {int(following)} after {int(want)}.")
-                want = following
-        raise DataError(f"`rows`: row {int(want)} is past the end of the collection ({len(self.documents)} documents).")
-
-    @property
-    def changed(self) -> int:
-        """How many texts ``prepare`` changed or were cut at read time (:attr:`Document.text_sha256`; an
-        owner-only count: never which), from the last full pass (one is made now when none was)."""
-        if self._changed is None:
-            for _ in self:
-                pass
-        return self._changed
-
-
-def open_documents(
-    documents: Sequence[Document] | Sequence[str] | str | os.PathLike,
-    *,
-    text_field: str = "text",
-    id_field: str | None = None,
-    identifier_fields: Sequence[str] = (),
-    max_chars: int | None = None,
-    unit_field: str | None = None,
-) -> DocumentFile | list[Document]:
-    """The private collection for a build that reads it in a stream: a file path gives a
-    :class:`DocumentFile` (re-read at each pass, never held in memory); Documents or strings give
-    :func:`as_documents`' list. The fields, ``max_chars`` and ``unit_field`` are those of a file (see
-    :func:`load_documents`; ``unit_field`` with Documents: :func:`as_documents`).
-
-    Raises:
-        DataError: as :func:`as_documents`.
-    """
-    if isinstance(documents, (str, os.PathLike)):
-        return DocumentFile(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields,
-                            max_chars=max_chars, unit_field=unit_field)
-    return as_documents(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields,
-                        max_chars=max_chars, unit_field=unit_field)
-
-
-def read_jsonl(path: str | os.PathLike[str], *, limit: int | None = None) -> list[dict[str, Any]]:
-    """Read a JSON-lines file (one JSON object per line; blank lines skipped) into dictionaries.
-
-    Same parsing and error reporting as :func:`load_documents` for JSON lines, without field checks.
-
-    Args:
-        path: the file (any extension).
-        limit: keep only the first ``limit`` objects, ``None`` for all.
-
-    Raises:
-        DataFileNotFoundError: ``path`` does not exist.
-        DataError: bad UTF-8 (line and byte offset), malformed JSON or a non-object line (line number).
-        ConfigError: ``limit`` is not a positive integer.
-    """
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise ConfigError(f"`limit` must be a positive integer or None. Found {limit!r}.")
-    file = Path(path)
-    if not file.is_file():
-        raise DataFileNotFoundError(
-            f"`path`: JSON-lines file not found: {str(file)!r} (resolved: {str(file.resolve())!r})."
-        )
-    rows: list[dict[str, Any]] = []
-    for _, _, row in iter_json_rows(file, allow_array=False):
-        if limit is not None and len(rows) >= limit:
-            break
-        rows.append(dict(row))
-    return rows
-
-
-@contextlib.contextmanager
-def atomic_write(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[Any]:
-    """Write ``path`` atomically: yields a handle on a temporary file (mode 0600, from
-    :func:`tempfile.mkstemp`) in the destination folder; on a clean exit it is flushed, fsync-ed and moved
-    over ``path`` with ``os.replace``, so readers see either the old file or the complete new one. The
-    folder is created if needed. On any error the temporary file is removed and ``path`` is left untouched.
-
-    Args:
-        path: destination file.
-        binary: a bytes handle; else text, UTF-8 with ``"\\n"`` line ends.
-    """
-    dest = Path(path)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    try:
-        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="\n")) as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, dest)
-    except BaseException:
-        try:
-            os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def write_jsonl_atomic(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any] | Any]) -> Path:
-    """Write ``records`` as UTF-8 JSON lines, atomically.
-
-    The lines go to a temporary file in the destination folder, which is flushed, fsync-ed and then
-    moved over ``path`` with ``os.replace``: readers see either the old file or the complete new one,
-    never a partial file. The folder is created if needed. On any error the temporary file is removed
-    and ``path`` is left untouched.
-
-    Args:
-        path: destination file.
-        records: mappings, or dataclass instances (converted with ``dataclasses.asdict``; a
-            :class:`Document` to its id and text only, never its identifiers), one per line;
-            serialised with ``json.dumps(..., ensure_ascii=False)`` (non-ASCII kept as UTF-8).
-
-    Returns:
-        The destination path.
-
-    Raises:
-        TypeError: a record is neither a mapping nor a dataclass instance, or is not JSON-serialisable.
-    """
-    dest = Path(path)
-    with atomic_write(dest) as handle:
-        for index, record in enumerate(records):
-            if isinstance(record, Document):
-                record = {"id": record.id, "text": record.text}
-            elif dataclasses.is_dataclass(record) and not isinstance(record, type):
-                record = dataclasses.asdict(record)
-            if not isinstance(record, Mapping):
-                raise TypeError(
-                    f"`records`[{index}] must be a mapping or a dataclass instance, "
-                    f"found {type(record).__name__}."
-                )
-            handle.write(json.dumps(dict(record), ensure_ascii=False))
-            handle.write("\n")
-    return dest
-
-
-def _field(row: Mapping[str, Any], name: str, where: str, file: Path) -> Any:
+def _field(row: Mapping[str, Any], name: str, where: str, file: Path, *, what: str = "field",
+           hint: str = _FIELD_HINT) -> Any:
+    """``row[name]``; a missing field raises a DataError naming the row, the field and the fields there are."""
     if name not in row:
         available = ", ".join(map(str, row.keys())) or "(none)"
-        raise DataError(
-            f"{file.name}, {where}: missing field {name!r}; available fields: {available}. "
-            "Hint: name the right field (--text-field / --id-field / --identifier-field; text_field= / "
-            "id_field= / identifier_fields= in the API)."
-        )
+        raise DataError(f"{file.name}, {where}: missing {what} {name!r}; available fields: {available}. {hint}")
     return row[name]
 
 

@@ -90,7 +90,7 @@ class RedactedDocuments(Sequence[Document]):
 
     Args:
         documents: a re-iterable collection with ``len()`` (a list of :class:`Document` or a
-            :class:`~dpsynrag.data.io.DocumentFile`).
+            :class:`~dpsynrag.data.streaming.DocumentFile`).
         placeholder: the public replacement text.
         identifiers: replace each document's own identifier values (``redact_identifiers``).
         pii: a function of one text alone, e.g. :class:`~dpsynrag.data.pii.PIIRedactor` (``redact_pii``).

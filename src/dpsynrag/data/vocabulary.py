@@ -11,7 +11,7 @@ lists this packaged alternative.
 
 Other languages (``language``, e.g. "de", "ru", "ar", "ja"): ``wordfreq.top_n_list(language, n,
 wordlist="best")``, keeping the words that are candidate keywords of that language
-(:func:`dpsynrag.pipeline.keywords.is_candidate`: letters only, at least 3 characters — 2 for Chinese,
+(:func:`dpsynrag.data.words.is_candidate`: letters only, at least 3 characters — 2 for Chinese,
 Japanese and Korean — and not among the language's 300 most frequent words, its stop words).
 """
 
@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 from importlib import metadata
 
+from dpsynrag.data.words import STOP_WORDS_TOP_N, check_language, is_candidate, min_word_length
 from dpsynrag.errors import ConfigError
 
 __all__ = ["public_vocabulary", "vocabulary_fingerprint", "vocabulary_source", "MIN_WORD_LENGTH"]
@@ -39,8 +40,6 @@ _WORDLIST = "best"
 def _filtered_words(language: str = _LANGUAGE) -> tuple[str, ...]:
     import wordfreq
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    from dpsynrag.pipeline.keywords import check_language, is_candidate
 
     if language == _LANGUAGE:
         keep = lambda w: _WORD.fullmatch(w) is not None and w not in ENGLISH_STOP_WORDS  # noqa: E731
@@ -73,7 +72,7 @@ def public_vocabulary(size: int = 50_000, language: str = _LANGUAGE) -> tuple[st
     Args:
         size: number of words, ``1 <= size <=`` the number available (about 288,000 English words with
             wordfreq 3.1; about 30,000 for Korean, Hindi or Filipino).
-        language: a code of :func:`dpsynrag.pipeline.keywords.languages`.
+        language: a code of :func:`dpsynrag.data.words.languages`.
 
     Returns:
         A tuple of ``size`` distinct words.
@@ -115,8 +114,6 @@ def vocabulary_source(language: str = _LANGUAGE) -> dict[str, str]:
             "scikit_learn_version": _version("scikit-learn"),
             "filter": f"[a-z]{{{MIN_WORD_LENGTH},}}, stop words removed, frequency order",
         }
-    from dpsynrag.pipeline.keywords import STOP_WORDS_TOP_N, min_word_length
-
     return {
         "word_list": f"wordfreq.top_n_list({language!r}, wordlist={_WORDLIST!r})",
         "wordfreq_version": _version("wordfreq"),

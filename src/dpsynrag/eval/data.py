@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dpsynrag.data.io import Document, load_documents, read_jsonl
+from dpsynrag.data.io import Document, load_documents
+from dpsynrag.data.jsonl import read_jsonl
 from dpsynrag.errors import ConfigError, DataError, DpsynragError
 from dpsynrag.eval.config import EvalConfig
 from dpsynrag.eval.scoring import NameMatcher

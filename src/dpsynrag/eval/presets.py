@@ -20,7 +20,7 @@
   ε_total = 10 on 50 questions, about 20 minutes (smaller per-query budgets make DP-RAG's private
   threshold retrieve hundreds of documents per query: at m = 10, ε = 1 per query, 25 questions did not
   finish in 20 minutes on 2 cores). Measured times: results.json of each run.
-* ``demo``: the main job (``dpsynrag demo``, :mod:`dpsynrag.demo`): Non-RAG, RAG and DP-SynRAG on a seeded
+* ``demo``: the main job (``dpsynrag demo``, :mod:`dpsynrag.commands.demo`): Non-RAG, RAG and DP-SynRAG on a seeded
   random subset of 2,000 documents, 100 questions, 2 + 2 attack prompts, secure randomness (no seed),
   DP-SynRAG with ``cpu``'s choices but k = 40, T = 64 and the fluency filter without the self-filter.
 * ``paper``: the paper's sizes and parameters (8,000 documents, 1,000 questions, all attacks, K = 10,

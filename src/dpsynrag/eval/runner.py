@@ -252,7 +252,7 @@ class Harness:
         task, p = self.data.task, self.config.preset
         if corpus is None:
             if self._rag_answerer is None:
-                from dpsynrag.rag import RAGAnswerer
+                from dpsynrag.rag.answer import RAGAnswerer
 
                 self._rag_answerer = RAGAnswerer(self.lm, self.embedder, [d.text for d in self.data.documents],
                                                  top_k=self.top_k, system_prompt=task.answer_system_prompt,

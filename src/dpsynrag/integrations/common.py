@@ -3,21 +3,36 @@ running ``dpsynrag serve``, and the error when their framework is missing."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import Optional, TypeVar
 
-from dpsynrag.retrieval import CorpusRetriever, RemoteRetriever
+from dpsynrag.corpus.retrieval import CorpusRetriever, RemoteRetriever
 
 _R = TypeVar("_R", bound="SearcherFactories")
 
 
-def missing_framework(module: str, package: str, extra: str) -> ImportError:
-    """The ImportError raised when ``module`` is imported without its framework ``package``."""
-    return ImportError(f"{module} needs {package}: pip install 'dpsynrag[{extra}]'.")
+@contextlib.contextmanager
+def framework(module: str, package: str, extra: str) -> Iterator[None]:
+    """Around the imports of ``module``'s framework: an ImportError inside becomes one that says which
+    package ``module`` needs and the extra that installs it (``pip install 'dpsynrag[extra]'``)."""
+    try:
+        yield
+    except ImportError as exc:
+        raise ImportError(f"{module} needs {package}: pip install 'dpsynrag[{extra}]'.") from exc
 
 
 class SearcherFactories:
-    """``from_corpus`` / ``from_service`` of a retriever built as ``cls(searcher=..., top_k=..., **kwargs)``."""
+    """``from_corpus`` / ``from_service`` of a retriever built as ``cls(searcher=..., top_k=..., **kwargs)``.
+
+    The retrievers' fields:
+        searcher: a :class:`~dpsynrag.corpus.retrieval.CorpusRetriever` or
+            :class:`~dpsynrag.corpus.retrieval.RemoteRetriever` (see :meth:`from_corpus`, :meth:`from_service`).
+        top_k: texts per query (>= 1; None: the corpus's default, or the service's).
+        repeat_copies: a text with m index copies may fill up to m of the top_k places (default: each
+            once; the texts are distinct, :mod:`dpsynrag.corpus.retrieval`).
+    """
 
     @classmethod
     def from_corpus(cls: type[_R], corpus_dir: str | os.PathLike, *, top_k: Optional[int] = None, embedder=None,

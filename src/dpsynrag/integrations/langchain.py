@@ -1,24 +1,16 @@
-"""LangChain retriever over a synthetic corpus (``pip install 'dpsynrag[langchain]'``).
-
-Example::
-
-    from dpsynrag.integrations.langchain import DpsynragRetriever
-    retriever = DpsynragRetriever.from_corpus("runs/demo/corpus", top_k=4)
-    docs = retriever.invoke("I feel dizzy. What is my disease?")
-"""
+"""LangChain retriever over a synthetic corpus (``pip install 'dpsynrag[langchain]'``; example in
+:mod:`dpsynrag.integrations`)."""
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
-from dpsynrag.integrations.common import SearcherFactories, missing_framework
+from dpsynrag.integrations.common import SearcherFactories, framework
 
-try:
+with framework(__name__, "langchain-core", "langchain"):
     from langchain_core.callbacks import CallbackManagerForRetrieverRun
     from langchain_core.documents import Document
     from langchain_core.retrievers import BaseRetriever
-except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise missing_framework(__name__, "langchain-core", "langchain") from exc
 
 from pydantic import Field
 
@@ -30,14 +22,8 @@ class DpsynragRetriever(SearcherFactories, BaseRetriever):
 
     Each document's ``page_content`` is the text; its ``metadata`` holds ``id`` (record id), ``score``
     (cosine similarity, in [-1, 1]), ``corpus``, ``copies`` (the text's index copies, >= 1) and the
-    record's released fields (``keyword``, ``noisy_count``, ...). The texts are distinct unless
-    ``repeat_copies`` (:mod:`dpsynrag.retrieval`).
-
-    Attributes:
-        searcher: a :class:`~dpsynrag.retrieval.CorpusRetriever` or
-            :class:`~dpsynrag.retrieval.RemoteRetriever` (see :meth:`from_corpus`, :meth:`from_service`).
-        top_k: texts per query (>= 1; None: the corpus's default, or the service's).
-        repeat_copies: a text with m index copies may fill up to m of the top_k places (default: each once).
+    record's released fields (``keyword``, ``noisy_count``, ...). Fields ``searcher``, ``top_k``,
+    ``repeat_copies``: see :class:`~dpsynrag.integrations.common.SearcherFactories`.
     """
 
     searcher: Any

@@ -1,23 +1,15 @@
-"""LlamaIndex retriever over a synthetic corpus (``pip install 'dpsynrag[llamaindex]'``).
-
-Example::
-
-    from dpsynrag.integrations.llamaindex import DpsynragRetriever
-    retriever = DpsynragRetriever.from_corpus("runs/demo/corpus", top_k=4)
-    nodes = retriever.retrieve("I feel dizzy. What is my disease?")
-"""
+"""LlamaIndex retriever over a synthetic corpus (``pip install 'dpsynrag[llamaindex]'``; example in
+:mod:`dpsynrag.integrations`)."""
 
 from __future__ import annotations
 
 from typing import Optional
 
-from dpsynrag.integrations.common import SearcherFactories, missing_framework
+from dpsynrag.integrations.common import SearcherFactories, framework
 
-try:
+with framework(__name__, "llama-index-core", "llamaindex"):
     from llama_index.core.retrievers import BaseRetriever
     from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
-except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise missing_framework(__name__, "llama-index-core", "llamaindex") from exc
 
 from dpsynrag.errors import ConfigError
 
@@ -34,9 +26,7 @@ class DpsynragRetriever(SearcherFactories, BaseRetriever):
     since LlamaIndex drops nodes whose ``id_`` it has seen.
 
     Args:
-        searcher: a :class:`~dpsynrag.retrieval.CorpusRetriever` or :class:`~dpsynrag.retrieval.RemoteRetriever`.
-        top_k: texts per query (>= 1; None: the corpus's default, or the service's).
-        repeat_copies: a text with m index copies may fill up to m of the top_k places (default: each once).
+        searcher, top_k, repeat_copies: see :class:`~dpsynrag.integrations.common.SearcherFactories`.
         kwargs: passed to LlamaIndex's ``BaseRetriever`` (``callback_manager``, ``verbose``).
 
     Raises:

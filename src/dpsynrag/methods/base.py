@@ -159,15 +159,11 @@ class CorpusMethod(Method):
         """Build a corpus: a :class:`~dpsynrag.pipeline.run.BuildRun` around :meth:`generate`.
 
         Args:
-            documents: the private collection (Documents, strings, or a JSONL/CSV/Parquet path).
-            out_dir: the corpus folder to create (must not exist unless ``overwrite``).
             config: the method's config (an instance of :attr:`config_type`).
-            lm, embedder: loaded models (else loaded from ``config.model`` / ``config.embedder``).
-            text_field, id_field: fields of a file input.
-            identifier_fields: fields of a file input holding each document's direct identifiers (redacted
-                when ``config.redact_identifiers``; see :mod:`dpsynrag.data.redaction`).
-            overwrite: replace an existing folder (only once the new build has succeeded).
-            progress: show progress bars.
+            documents, out_dir, lm, embedder, text_field, id_field, identifier_fields, overwrite, progress:
+                as in :class:`~dpsynrag.pipeline.run.BuildRun` (the private collection, the corpus folder to
+                create, the loaded models or None, the fields of a file input, replace an existing folder
+                once the build has succeeded, show progress).
             ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger` (``--ledger``): checked before any
                 model loads, recorded just before the first draw (see
                 :func:`~dpsynrag.pipeline.build.build_corpus`).

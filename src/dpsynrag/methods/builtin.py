@@ -279,7 +279,7 @@ class NonRAG(OnlineMethod):
     help: ClassVar[str] = "the model alone (no private data)"
 
     def answerer(self, harness, spec):
-        from dpsynrag.rag import RAGAnswerer
+        from dpsynrag.rag.answer import RAGAnswerer
 
         task, p = harness.data.task, harness.config.preset
         answerer = RAGAnswerer(harness.answer_lm, harness.embedder, [], system_prompt=task.answer_system_prompt,

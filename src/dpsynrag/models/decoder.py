@@ -8,8 +8,8 @@ For a cluster S_r of member prompts and a shared suffix y (empty at first), each
 
 where l_d(y) are the next-token logits of the model on d's prompt followed by y, restricted to the
 tokenizer's vocabulary (padding columns of the output layer are sliced off before clipping — a
-data-independent mask), and clip_c is :func:`~dpsynrag.privacy.mechanisms.clip_logits`. Sampling and
-charging go through :func:`~dpsynrag.privacy.mechanisms.sample_private_tokens`. That is the
+data-independent mask), and clip_c is :func:`~dpsynrag.privacy.prediction.clip_logits`. Sampling and
+charging go through :func:`~dpsynrag.privacy.prediction.sample_private_tokens`. That is the
 ``"paper"`` decoding; ``"public-prior"`` and ``"invisibleink"`` change how z is formed, at the same
 per-token cost (:mod:`dpsynrag.models.decoding`, whose loop this decoder runs).
 
@@ -18,7 +18,7 @@ draws discarded) until step T, and an empty cluster samples from z = 0 (uniform 
 vocabulary, or the public term) without any model call. Neither a cluster's size nor its finishing
 time changes what is charged.
 
-Sparse-vector decoding (``svt_max_paid`` = C, :class:`~dpsynrag.models.private_selectors.SparseVectorSelector`):
+Sparse-vector decoding (``svt_max_paid`` = C, :class:`~dpsynrag.models.svt_selector.SparseVectorSelector`):
 a token that the public prompt predicts and the members do not contest is free; the others are drawn
 as above, at most C per text (then the text ends). A text pays at most C AboveThreshold runs and C
 tokens, C · ((ε1 + ε2)²/2 + (c/τ)²/2) zCDP; one that ends early pays less.
@@ -43,7 +43,8 @@ from dpsynrag.errors import ConfigError, DataError
 from dpsynrag.models.decoding import RowLayout, decode
 from dpsynrag.models.engine import GROUP_ROWS, RowBatch
 from dpsynrag.models.lm import LanguageModel
-from dpsynrag.models.private_selectors import PrivateSelector, SparseVectorSelector, make_private_selector
+from dpsynrag.models.private_selectors import PrivateSelector, make_private_selector
+from dpsynrag.models.svt_selector import SparseVectorSelector
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.events import SparseVectorEvent
 from dpsynrag.rng import RandomSource

@@ -15,7 +15,7 @@ Selectors:
 * :class:`SamplingSelector` — softmax(l/τ), no privacy (Aug-PE's public RANDOM/VARIATION APIs);
 * the private-prediction selectors ``"paper"``, ``"public-prior"`` and ``"invisibleink"``
   (:mod:`dpsynrag.models.private_selectors`), and sparse-vector decoding on top of any of them
-  (:class:`~dpsynrag.models.private_selectors.SparseVectorSelector`).
+  (:class:`~dpsynrag.models.svt_selector.SparseVectorSelector`).
 
 The loop gives each selector the tokens released so far (``texts``), from which the private selectors
 build the no-repeat n-gram mask (:func:`no_repeat_ngram_mask`), and asks it after each appended

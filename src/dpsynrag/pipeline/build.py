@@ -20,7 +20,7 @@ read those members as without units: every sensitivity is per person, the plan i
 The output folder holds only released values (keywords with their noisy counts, integers, and texts)
 and public parameters. Data-dependent numbers that are not DP — the input fingerprint, the stage wall
 times, and how many documents were cut to ``max_document_tokens`` or by the embedder — go only to the
-owner-only ``DIR.owner.json`` beside it (:func:`dpsynrag.corpus_format.owner_audit_path`).
+owner-only ``DIR.owner.json`` beside it (:func:`dpsynrag.corpus.format.owner_audit_path`).
 
 The privacy report is the plan fixed before any data is read (:meth:`BuildConfig.plan`): R clusters,
 whatever number of keywords the histogram releases.
@@ -44,7 +44,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from dpsynrag.corpus import SyntheticCorpus
-from dpsynrag.data.io import Document, DocumentTexts
+from dpsynrag.data.io import Document
+from dpsynrag.data.streaming import DocumentTexts
 from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_fingerprint, vocabulary_source
 from dpsynrag.errors import DataError
 from dpsynrag.pipeline.checkpoint import BuildCheckpoint
@@ -58,13 +59,8 @@ from dpsynrag.pipeline.clustering import (
 )
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.pipeline.context import check_context
-from dpsynrag.pipeline.keywords import (
-    excluded_words,
-    extract_keyword_sets,
-    keyword_view,
-    make_extractor,
-    unit_keyword_sets,
-)
+from dpsynrag.data.words import excluded_words, keyword_view
+from dpsynrag.pipeline.keywords import extract_keyword_sets, make_extractor, unit_keyword_sets
 from dpsynrag.pipeline.prompts import KEYWORD_SLOT, REPHRASE_PROMPT, strip_echoed_label
 from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.pipeline.units import PrivacyUnits
@@ -111,15 +107,10 @@ def build_corpus(
     """Build a differentially private synthetic corpus.
 
     Args:
-        documents: the private collection (Documents, or a JSONL/CSV/Parquet path).
-        out_dir: the corpus folder to create (must not exist unless ``overwrite``).
         config: the build configuration (ε, δ, K, R, L, k, T, ...).
-        lm, embedder: loaded models (else loaded from ``config.model`` / ``config.embedder``).
-        text_field, id_field: fields of a file input.
-        identifier_fields: fields of a file input holding each document's direct identifiers (redacted
-            when ``config.redact_identifiers``; see :mod:`dpsynrag.data.redaction`).
-        overwrite: replace an existing folder (only once the new build has succeeded).
-        progress: show progress bars.
+        documents, out_dir, lm, embedder, text_field, id_field, identifier_fields, overwrite, progress: as
+            in :class:`~dpsynrag.pipeline.run.BuildRun` (the private collection, the folder to create, the
+            loaded models or None, the fields of a file input, replace an existing folder, show progress).
         ray: a :class:`~dpsynrag.pipeline.distributed.RayOptions` to run private prediction on Ray
             actors (``--ray``, ``--ray-address``; workers load ``config.model``); None: in this
             process. Each cluster samples from its own named stream, so a seeded build writes the

@@ -8,7 +8,7 @@ Every file is written to a temporary name, flushed and renamed, so a build kille
 What it holds, after each stage of :func:`~dpsynrag.pipeline.build.build_corpus`:
 
 * ``state.json``: what identifies the build — the input's fingerprint
-  (:func:`~dpsynrag.corpus_format.input_fingerprint`), the :class:`~dpsynrag.pipeline.config.BuildConfig`
+  (:func:`~dpsynrag.corpus.format.input_fingerprint`), the :class:`~dpsynrag.pipeline.config.BuildConfig`
   dump and the dpsynrag version — whether the privacy ledger recorded it, which checkpoints of drawn
   values were written (``released``), the stage wall times, and what each resume restored (``resumes``,
   for the owner-only ``DIR.owner.json``);
@@ -64,7 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from dpsynrag import __version__
-from dpsynrag.corpus_format import MANIFEST, input_fingerprint
+from dpsynrag.corpus.format import MANIFEST, input_fingerprint
 from dpsynrag.errors import CheckpointError
 from dpsynrag.pipeline.keywords import KeywordSets
 from dpsynrag.privacy import events as _events
@@ -377,7 +377,7 @@ class BuildCheckpoint:
         self._save(KEYWORDS, {"words": list(index), "sets": sets}, timings)
 
     def record_in_ledger(self, charge) -> None:
-        """Commit the build's ledger charge (:class:`~dpsynrag.privacy.ledger.PendingCharge`) once: not
+        """Commit the build's ledger charge (:class:`~dpsynrag.privacy.charge.PendingCharge`) once: not
         again on resume. (A kill between the commit and this checkpoint records it twice: conservative.)"""
         if not self.ledger_recorded:
             charge.commit()

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from dpsynrag.errors import ConfigError
-from dpsynrag.pipeline.keywords import DEFAULT_LANGUAGE, text_words
+from dpsynrag.data.words import DEFAULT_LANGUAGE, text_words
 
 
 def top_keywords(
@@ -133,7 +133,7 @@ def soft_cluster(
             once and only each text's words among ``keywords`` are kept.
         rule: ``"paper"`` or ``"primary"`` (see above).
         language: the documents' language: ``texts`` are split into words with
-            :func:`dpsynrag.pipeline.keywords.text_words`, the tokenisation of the keyword extractors.
+            :func:`dpsynrag.data.words.text_words`, the tokenisation of the keyword extractors.
 
     Returns:
         One sorted list of document indices per keyword, in the order of ``keywords``.

@@ -6,7 +6,7 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
-from dpsynrag.methods.config import CorpusConfig
+from dpsynrag.pipeline.corpus_config import CorpusConfig
 from dpsynrag.pipeline.checkpoint import CHECKPOINTS_PER_STAGE
 from dpsynrag.privacy.calibration import DEFAULT_SVT_GRID, CalibratedBudget, calibrate, make_split
 from dpsynrag.privacy.events import ComposedEvent
@@ -159,7 +159,7 @@ class BuildConfig(CorpusConfig):
     @field_validator("language")
     @classmethod
     def _known_language(cls, value: str) -> str:
-        from dpsynrag.pipeline.keywords import check_language
+        from dpsynrag.data.words import check_language
 
         return check_language(value)
 

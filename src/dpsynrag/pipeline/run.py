@@ -37,12 +37,13 @@ import numpy as np
 
 from dpsynrag import __version__
 from dpsynrag.corpus import CorpusWriter, SyntheticCorpus, content_warning
-from dpsynrag.data.io import Document, as_documents, max_document_chars, open_documents
+from dpsynrag.data.io import Document, as_documents, max_document_chars
+from dpsynrag.data.streaming import open_documents
 from dpsynrag.data.redaction import RedactedDocuments
 from dpsynrag.errors import ConfigError
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.events import PrivacyEvent
-from dpsynrag.privacy.ledger import PendingCharge, prepare_charge
+from dpsynrag.privacy.charge import PendingCharge, prepare_charge
 from dpsynrag.privacy.report import PrivacyReport
 from dpsynrag.rng import RandomSource, make_random
 
@@ -284,7 +285,7 @@ class BuildRun:
         overwrite: replace an existing folder once the new build has succeeded.
         progress: show the owner the build's stages on stderr (:class:`BuildDisplay`); False: silent.
         ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger`, or None (not recorded).
-        stream: read a file input in a stream, re-read at each pass (:func:`~dpsynrag.data.io.open_documents`);
+        stream: read a file input in a stream, re-read at each pass (:func:`~dpsynrag.data.streaming.open_documents`);
             False: load it as a list (:func:`~dpsynrag.data.io.as_documents`).
         plan: ``plan(calibration)`` -> the release's privacy plan (its guarantee, fixed before any data is
             read; default ``calibration.plan()``).
@@ -300,7 +301,7 @@ class BuildRun:
         a config's ``privacy_unit_field``, kept in ``unit_field``, each Document carries its person's key
         ``unit``); each text is cut at read time to ``max_chars`` = :func:`~dpsynrag.data.io.max_document_chars` of
         ``config.max_document_tokens`` (None for a config without it); random: the root source; charge: the
-        :class:`~dpsynrag.privacy.ledger.PendingCharge` to commit before the first draw; timings: stage wall
+        :class:`~dpsynrag.privacy.charge.PendingCharge` to commit before the first draw; timings: stage wall
         times (s); lm, embedder: after :meth:`load_models`; display: the :class:`BuildDisplay`.
 
     Raises:

@@ -241,7 +241,7 @@ class SparseVectorEvent(PrivacyEvent):
     """One AboveThreshold run of sparse-vector decoding, up to and including its first positive answer.
 
     Each step t of a text asks Q_t = Σ_d w_d (a_d − β), a_d ∈ [0, 1] the disagreement of member d with
-    the public prediction (:class:`~dpsynrag.models.private_selectors.SparseVectorSelector`). Adding or
+    the public prediction (:class:`~dpsynrag.models.svt_selector.SparseVectorSelector`). Adding or
     removing one member moves Q_t by a_d − β ∈ [−β, 1 − β]: sensitivity Δ = max(β, 1 − β). The run
     draws a noisy threshold T̂ = 0 + Lap(Δ/ε1) once, and answers "paid" at the first t with
     Q_t + Lap(2Δ/ε2) >= T̂ (Lyu, Su & Li 2017, Alg. 1 with c = 1; Dwork & Roth 2014, Alg. 1). The queries

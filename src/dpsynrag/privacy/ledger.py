@@ -7,7 +7,7 @@ folder (``--ledger DIR``; default :func:`default_ledger_dir`) — records each r
 release that would take the most-spent of them over a lifetime budget **before anything is drawn**.
 
 Documents, not files (issue 30): a collection is recorded as its set of unit fingerprints, keyed hashes
-``HMAC-SHA256(key, ·)`` cut to 128 bits (:func:`unit_fingerprints`) of each document's unit key
+``HMAC-SHA256(key, ·)`` cut to 128 bits (:func:`~dpsynrag.privacy.fingerprints.unit_fingerprints`) of each document's unit key
 (:attr:`~dpsynrag.data.io.Document.unit`, ``--privacy-unit-field``) or, without units, of its whole text's
 SHA-256. The secret key is ``ledger.key`` beside the ledger (owner-only, made on first use; never any
 text in the ledger). A later release that reads a recorded document composes with every earlier release
@@ -33,7 +33,7 @@ so concurrent builds and query sessions never overspend together.
 
 Migration from a ledger written before issue 30 (schema 1, keyed by the whole input's hash): it is
 upgraded in place when opened (schema 2). Its releases stay recorded under their collection's
-fingerprint (:func:`dataset_fingerprint`, unchanged) and keep composing with any later release on
+fingerprint (:func:`~dpsynrag.privacy.fingerprints.dataset_fingerprint`, unchanged) and keep composing with any later release on
 exactly that collection, as before. The first time that collection is read again (a build, a DP-RAG
 session, ``dpsynrag ledger show FILE`` or ``set-budget FILE``) its units are registered and its earlier
 releases and budget are carried onto them: from then on subsets and supersets compose with them too.
@@ -47,26 +47,24 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import hashlib
-import hmac
 import math
 import os
 import secrets
 import sqlite3
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from dpsynrag.errors import ConfigError, PrivacyBudgetExceededError
-from dpsynrag.privacy.conversions import CONVERSIONS, epsilon_from_rho
+from dpsynrag.privacy.conversions import CONVERSIONS
+from dpsynrag.privacy.fingerprints import scan_collection
+from dpsynrag.privacy.lifetime import Budget, Release, ledger_totals, lifetime_epsilon
 
 LEDGER_ENV = "DPSYNRAG_LEDGER"
 LEDGER_FILE = "ledger.sqlite"
 KEY_FILE = "ledger.key"
 SCHEMA_VERSION = 2  # 2: per-unit fingerprints and spend (issue 30); 1 is upgraded in place
-FINGERPRINT_BYTES = 16  # HMAC-SHA256 cut to 128 bits
 _RTOL = 1e-9  # as the accountant: summation order only
 
 _SCHEMA = """
@@ -108,123 +106,6 @@ def default_ledger_dir() -> Path:
         return Path(os.environ["LOCALAPPDATA"]) / "dpsynrag"
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "dpsynrag"
-
-
-def _text_digest(document: Any) -> bytes:
-    """SHA-256 (32 bytes) of a document's whole text (its ``text_sha256`` when it was cut at read time)."""
-    return getattr(document, "text_sha256", None) or hashlib.sha256(
-        getattr(document, "text", document).encode("utf-8", "surrogatepass")).digest()
-
-
-def _unit_keys(documents: Iterable[Any], unit_ids: Sequence[Any] | None) -> Iterator[tuple[bytes, bytes | None]]:
-    """Per document: (its text's SHA-256, the message naming its unit or None when it is its own unit).
-
-    The unit is ``unit_ids[i]`` when given, else the document's ``unit`` (``--privacy-unit-field``), else
-    none (the document is its own unit, named by its text)."""
-    documents = list(documents) if unit_ids is not None else documents
-    if unit_ids is not None and len(unit_ids) != len(documents):
-        raise ConfigError(f"`unit_ids` gives {len(unit_ids)} unit keys for {len(documents)} documents.")
-    for i, d in enumerate(documents):
-        unit = unit_ids[i] if unit_ids is not None else getattr(d, "unit", None)
-        if unit is not None and str(unit) == "":
-            raise ConfigError(f"document {i + 1} has an empty privacy-unit key.")
-        yield _text_digest(d), None if unit is None else str(unit).encode("utf-8", "surrogatepass")
-
-
-def unit_message(text_digest: bytes, unit: bytes | None) -> bytes:
-    """The bytes a unit's fingerprint is the keyed hash of: ``b"unit\\0" + key`` for a privacy unit,
-    ``b"text\\0" + SHA-256(text)`` for a document that is its own unit."""
-    return b"unit\x00" + unit if unit is not None else b"text\x00" + text_digest
-
-
-def keyed_fingerprint(key: bytes, message: bytes) -> bytes:
-    """``HMAC-SHA256(key, message)`` cut to :data:`FINGERPRINT_BYTES` (RFC 2104)."""
-    return hmac.new(key, message, hashlib.sha256).digest()[:FINGERPRINT_BYTES]
-
-
-def unit_fingerprints(documents: Iterable[Any], key: bytes, *, unit_ids: Sequence[Any] | None = None) -> set[bytes]:
-    """The distinct keyed fingerprints of a collection's privacy units (:func:`keyed_fingerprint` of
-    :func:`unit_message`): one per unit, never any text.
-
-    Args:
-        documents: :class:`~dpsynrag.data.io.Document` objects or strings.
-        key: the secret HMAC key (the ledger's :attr:`PrivacyLedger.key`, or a corpus lineage's owner key).
-        unit_ids: one unit key per document (e.g. a person id); None: each document's ``unit``
-            (``--privacy-unit-field``) when it has one, else the document is its own unit, named by its text.
-
-    Raises:
-        ConfigError: ``unit_ids`` of another length than ``documents``, or an empty unit key.
-    """
-    return {keyed_fingerprint(key, unit_message(digest, unit)) for digest, unit in _unit_keys(documents, unit_ids)}
-
-
-def dataset_fingerprint(documents: Sequence[Any], *, unit_ids: Sequence[Any] | None = None) -> str:
-    """SHA-256 (hex) naming a private collection in the ledger (its releases are listed under it).
-
-    Computed over the documents' texts (not ids, field names or file format), as the sorted multiset
-    of each text's SHA-256: the same collection read from JSONL or CSV, in any order, with any ids, is
-    one collection. With privacy units (``unit_ids``, or the documents' ``unit``), over the sorted
-    multiset of (text, unit key) digest pairs instead, so another grouping of the same texts is another
-    collection. What composes is decided per unit (:func:`unit_fingerprints`), not by this name.
-
-    Args:
-        documents: :class:`~dpsynrag.data.io.Document` objects (their ``text``; a text cut at read time by
-            its whole text's digest, ``text_sha256``, so the cut never changes the fingerprint) or strings.
-        unit_ids: as in :func:`unit_fingerprints`.
-    """
-    return scan_collection(documents, None, unit_ids=unit_ids)[0]
-
-
-def scan_collection(documents: Iterable[Any], key: bytes | None, *,
-                    unit_ids: Sequence[Any] | None = None) -> tuple[str, set[bytes], bool]:
-    """One pass over a collection: its :func:`dataset_fingerprint`, its unit fingerprints under ``key``
-    (:func:`unit_fingerprints`; empty when ``key`` is None) and whether it has privacy units (``unit_ids``
-    or a document's ``unit``)."""
-    digests, units, with_units = [], set(), False
-    for digest, unit in _unit_keys(documents, unit_ids):
-        with_units |= unit is not None
-        digests.append(digest if unit is None else digest + hashlib.sha256(unit).digest())
-        if key is not None:
-            units.add(keyed_fingerprint(key, unit_message(digest, unit)))
-    h = hashlib.sha256(b"dpsynrag-dataset-units-v1\x00" if with_units else b"dpsynrag-dataset-v1\x00")
-    for d in sorted(digests):
-        h.update(d if with_units else d[:32])
-    return h.hexdigest(), units, with_units
-
-
-@dataclass(frozen=True)
-class Release:
-    """One recorded release: ``count`` runs (a build: 1; a DP-RAG call: its questions) costing ``rho``
-    (zCDP, nats), ``delta_terms`` (approximate-zCDP δ terms) and ``delta`` (their own δ), in total."""
-
-    id: int
-    dataset: str
-    created: str
-    kind: str
-    method: str
-    label: str
-    count: int
-    rho: float
-    delta_terms: float
-    delta: float
-
-
-@dataclass(frozen=True)
-class Budget:
-    """A dataset's lifetime budget: ε at most ``epsilon`` under ``conversion``; Σδ at most ``delta``."""
-
-    epsilon: float
-    delta: float | None = None
-    conversion: str = "bun-steinke"
-
-
-def lifetime_epsilon(rho: float, delta_terms: float, delta: float, *, conversion: str = "bun-steinke") -> float:
-    """ε of a dataset's composed releases: conv(ρ, δ − δ-terms); inf when δ >= 1 or ρ > 0 with no room."""
-    if rho == 0:
-        return 0.0
-    if not (delta < 1.0) or delta <= delta_terms:
-        return math.inf
-    return epsilon_from_rho(rho, delta - delta_terms, conversion=conversion)
 
 
 def _check_number(name: str, value, *, lo: float, hi: float = math.inf, lo_open: bool = True) -> float:
@@ -394,7 +275,7 @@ class PrivacyLedger:
             rel = self._releases(db, dataset)
             budget = self._budget(db, dataset)
             units = self._unit_totals(db, dataset)
-        return {**_totals(rel, budget), "units": units}
+        return {**ledger_totals(rel, budget), "units": units}
 
     def unit_totals(self, dataset: str | None = None) -> dict[str, Any] | None:
         """The most-spent unit (document or person) of ``dataset`` (None: of the whole ledger), counting
@@ -441,13 +322,13 @@ class PrivacyLedger:
     # -- writing --------------------------------------------------------------------------------------
 
     def register(self, documents: Iterable[Any], *, unit_ids: Sequence[Any] | None = None) -> str:
-        """Record which units a collection holds (their keyed fingerprints, :func:`unit_fingerprints`)
-        and return its :func:`dataset_fingerprint`. Costs nothing; done once per collection. Releases of
+        """Record which units a collection holds (their keyed fingerprints, :func:`~dpsynrag.privacy.fingerprints.unit_fingerprints`)
+        and return its :func:`~dpsynrag.privacy.fingerprints.dataset_fingerprint`. Costs nothing; done once per collection. Releases of
         this collection recorded without its units (a schema-1 ledger) are then carried onto them, and
         its stored budget too.
 
         Args:
-            documents, unit_ids: as in :func:`unit_fingerprints`.
+            documents, unit_ids: as in :func:`~dpsynrag.privacy.fingerprints.unit_fingerprints`.
         """
         dataset, units, with_units = scan_collection(documents, self.key, unit_ids=unit_ids)
         with self._transaction() as db:
@@ -459,7 +340,7 @@ class PrivacyLedger:
             db.executemany("INSERT OR IGNORE INTO units (unit) VALUES (?)", ((u,) for u in units))
             legacy = self._releases(db, dataset, unapplied=True)
             if legacy:
-                t = _totals(legacy, None)
+                t = ledger_totals(legacy, None)
                 self._add_to_units(db, dataset, t["rho"], math.fsum(r.delta_terms for r in legacy), t["delta"],
                                    len(legacy))
                 db.execute("UPDATE releases SET applied = 1 WHERE dataset = ? AND applied = 0", (dataset,))
@@ -558,7 +439,7 @@ class PrivacyLedger:
             groups = [(r, t, d, n, b, count) for r, t, d, n, *b, count in self._unit_groups(db, dataset)]
             what = "unit(s)"
         else:  # a collection recorded without its units (schema 1): its own releases, as before
-            before = _totals(self._releases(db, dataset), None)
+            before = ledger_totals(self._releases(db, dataset), None)
             groups = [(before["rho"], before["delta_terms"], before["delta"], before["releases"], (None,) * 3, 1)]
             what = "collection"
         for rho_b, terms_b, delta_b, releases_b, (b_eps, b_delta, b_conv), count in groups:
@@ -587,58 +468,3 @@ class PrivacyLedger:
 
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(timespec="seconds")
-
-
-def _totals(releases: Sequence[Release], budget: Budget | None) -> dict[str, Any]:
-    rho = math.fsum(r.rho for r in releases)
-    terms = min(1.0, math.fsum(r.delta_terms for r in releases))
-    delta = math.fsum(r.delta for r in releases)
-    return {
-        "releases": len(releases),
-        "rho": rho,
-        "delta_terms": terms,
-        "delta": delta,
-        "epsilon": lifetime_epsilon(rho, terms, delta, conversion="bun-steinke"),
-        "epsilon_tight": lifetime_epsilon(rho, terms, delta, conversion="cks"),
-        "budget": None if budget is None else asdict(budget),
-    }
-
-
-class PendingCharge:
-    """A release checked against the ledger (:func:`prepare_charge`) and recorded by :meth:`commit`
-    just before its first mechanism runs. Without a ledger both are no-ops."""
-
-    def __init__(self, ledger: PrivacyLedger | None, dataset: str | None, **release: Any):
-        self.ledger, self.dataset, self.release = ledger, dataset, release
-        self.recorded: Release | None = None
-
-    def commit(self) -> Release | None:
-        """Check again and record, atomically (raises PrivacyBudgetExceededError: then draw nothing)."""
-        if self.ledger is not None and self.recorded is None:
-            self.recorded = self.ledger.record(self.dataset, **self.release)
-        return self.recorded
-
-
-def prepare_charge(ledger: PrivacyLedger | None, documents: Sequence[Any], plan, *, delta: float, kind: str,
-                   method: str, label: str, count: int = 1, unit_ids: Sequence[Any] | None = None) -> PendingCharge:
-    """Check a planned release against ``ledger`` now (fail early, before any model is loaded) and
-    return the :class:`PendingCharge` to :meth:`~PendingCharge.commit` before the first draw.
-
-    Args:
-        ledger: None: nothing is checked or recorded.
-        documents: the private collection: its units are registered (:meth:`PrivacyLedger.register`)
-            and the release is charged to each of them.
-        plan: the release's :class:`~dpsynrag.privacy.events.PrivacyEvent` (its guarantee, fixed before
-            any data is read): its ρ and δ terms are charged. delta: the release's total δ.
-        unit_ids: one privacy-unit key per document (None: the documents' ``unit``, else each document
-            is its own unit; :func:`unit_fingerprints`).
-
-    Raises:
-        PrivacyBudgetExceededError: the release would exceed a lifetime limit.
-    """
-    if ledger is None:
-        return PendingCharge(None, None)
-    dataset = ledger.register(documents, unit_ids=unit_ids)
-    cost = {"rho": float(plan.rho), "delta_terms": float(plan.delta), "delta": float(delta)}
-    ledger.check(dataset, **cost)
-    return PendingCharge(ledger, dataset, kind=kind, method=method, label=label, count=count, **cost)

@@ -29,7 +29,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from dpsynrag.data.io import DataFileNotFoundError, Document, read_jsonl
+from dpsynrag.data.io import DataFileNotFoundError, Document
+from dpsynrag.data.jsonl import read_jsonl
 from dpsynrag.errors import ConfigError, DataError
 
 SHARED_DIR_NAME = "shared"
@@ -198,7 +199,7 @@ class Task(ABC):
     def answer_user_prompt(self, question: str, documents: Sequence[str | Document] = ()) -> str:
         """The user turn for answering: the retrieved documents numbered ``[1]``, ``[2]``, … then the
         question (EVALUATION.md). With no documents (Non-RAG) only the question."""
-        from dpsynrag.rag import answer_user_prompt
+        from dpsynrag.rag.answer import answer_user_prompt
 
         return answer_user_prompt(question, [d.text if isinstance(d, Document) else str(d) for d in documents])
 

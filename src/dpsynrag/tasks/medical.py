@@ -21,7 +21,8 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpsynrag.data.io import DataFileNotFoundError, Document, load_documents, read_jsonl
+from dpsynrag.data.io import DataFileNotFoundError, Document, load_documents
+from dpsynrag.data.jsonl import read_jsonl
 from dpsynrag.errors import ConfigError, DataError
 from dpsynrag.tasks.base import Query, Task, read_query_file, resolve_data_dir
 from dpsynrag.tasks.medical_source import (

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from dpsynrag.data.io import atomic_write, write_jsonl_atomic
+from dpsynrag.data.jsonl import atomic_write, write_jsonl_atomic
 from dpsynrag.errors import ConfigError, DataError
 
 __all__ = [

@@ -44,7 +44,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dpsynrag.data.io import DataFileNotFoundError, Document, write_jsonl_atomic
+from dpsynrag.data.io import DataFileNotFoundError, Document
+from dpsynrag.data.jsonl import write_jsonl_atomic
 from dpsynrag.errors import ConfigError, DataError
 from dpsynrag.tasks.base import Query, Task, read_query_file
 from dpsynrag.tasks.movielens_text import (

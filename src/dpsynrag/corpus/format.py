@@ -55,7 +55,7 @@ def input_fingerprint(documents: Sequence[Document]) -> dict:
 def owner_fingerprints(documents: Sequence[Document], *, key: bytes | None = None,
                        unit_ids: Sequence[Any] | None = None, extra: Sequence[str] = ()) -> dict:
     """The owner record's ``fingerprints``: the keyed fingerprints of the input's privacy units
-    (:func:`~dpsynrag.privacy.ledger.unit_fingerprints`: HMAC-SHA256 cut to 128 bits, of each document's
+    (:func:`~dpsynrag.privacy.fingerprints.unit_fingerprints`: HMAC-SHA256 cut to 128 bits, of each document's
     unit key, or of its whole text's SHA-256 without units), sorted, in hex; never any text.
 
     Args:
@@ -67,7 +67,7 @@ def owner_fingerprints(documents: Sequence[Document], *, key: bytes | None = Non
     Returns:
         ``{"algorithm", "key", "unit_kind" ("document" or "unit"), "units" (count), "fingerprints"}``.
     """
-    from dpsynrag.privacy.ledger import scan_collection
+    from dpsynrag.privacy.fingerprints import scan_collection
 
     key = secrets.token_bytes(32) if key is None else key
     _, units, with_units = scan_collection(documents, key, unit_ids=unit_ids)

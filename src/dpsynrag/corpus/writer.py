@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dpsynrag import __version__
-from dpsynrag.corpus_format import (
+from dpsynrag.corpus.format import (
     CHECKSUMS,
     FORMAT_VERSION,
     INDEX,
@@ -37,10 +37,10 @@ from dpsynrag.corpus_format import (
 )
 from dpsynrag.data.io import Document
 from dpsynrag.errors import BuildInProgressError, ConfigError
-from dpsynrag.rag import VectorIndex
+from dpsynrag.corpus.reader import SyntheticCorpus
+from dpsynrag.rag.index import VectorIndex
 
 if TYPE_CHECKING:  # pragma: no cover
-    from dpsynrag.corpus import SyntheticCorpus
     from dpsynrag.privacy.report import PrivacyReport
 
 
@@ -213,7 +213,7 @@ class CorpusWriter:
         Args:
             records: one dict per synthetic text with at least ``id`` (int, unique), ``text`` and
                 ``kept`` (bool); an optional ``copies`` (int >= 1, default 1) indexes a kept text that many
-                times (:func:`~dpsynrag.corpus_format.index_entries`); other fields (e.g. ``keyword``) are
+                times (:func:`~dpsynrag.corpus.format.index_entries`); other fields (e.g. ``keyword``) are
                 kept as given. Only released values.
             manifest: method-specific fields (``method``, ``config``, ``model``, ``privacy``, ...); the
                 format version, package version, creation time, counts and embedder are added here.
@@ -268,8 +268,6 @@ class CorpusWriter:
                 )
             shutil.rmtree(self.out)
         self.partial.rename(self.out)
-        from dpsynrag.corpus import SyntheticCorpus
-
         corpus = SyntheticCorpus.load(self.out)
         stamp = created.timestamp()  # files first: writing or touching them changes the folder's times
         for path in self.out.iterdir():
@@ -298,7 +296,7 @@ class CorpusWriter:
         """The end of every corpus-building method: the budget guard, the common manifest, :meth:`finish`,
         and the owner-only audit record (:func:`owner_audit_path`: input fingerprint, wall times,
         truncation counts, and the keyed fingerprints of the input's documents or privacy units,
-        :func:`~dpsynrag.corpus_format.owner_fingerprints`, which ``dpsynrag build --extend`` checks
+        :func:`~dpsynrag.corpus.format.owner_fingerprints`, which ``dpsynrag build --extend`` checks
         disjointness against).
 
         Args:

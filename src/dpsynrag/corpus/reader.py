@@ -16,7 +16,7 @@ privacy report's totals from the mechanisms it lists (:func:`dpsynrag.privacy.ve
 so a damaged or hand-edited folder is refused with a :class:`~dpsynrag.errors.CorpusError`. This
 detects damage and naive edits, not a forger who recomputes every checksum (there is no signature).
 
-An extended corpus (``dpsynrag build NEW --extend CORPUS``; :mod:`dpsynrag.corpus_extend`) holds the
+An extended corpus (``dpsynrag build NEW --extend CORPUS``; :mod:`dpsynrag.methods.extend`) holds the
 records of every build (each with ``build``, its index in the manifest's ``builds``), one index over all,
 and in its manifest ``builds`` (each build's configuration and privacy report), ``privacy`` (all builds
 composed: the guarantee for a person in several builds) and ``guarantee`` (both cases; checked on load).
@@ -28,7 +28,7 @@ Everything in the folder is DP output or public. What only the data owner may se
 fingerprint (exact document count and hash), the stage wall times (they depend on the number and
 lengths of the documents and on cluster sizes), how many documents were truncated and the keyed
 fingerprints of the input's documents (or privacy units), which ``--extend`` checks disjointness against — goes to
-``NAME.owner.json`` *beside* the folder (:func:`~dpsynrag.corpus_format.owner_audit_path`), so that publishing the folder
+``NAME.owner.json`` *beside* the folder (:func:`~dpsynrag.corpus.format.owner_audit_path`), so that publishing the folder
 publishes nothing else. The folder's and its files' modification and access times are all set to the
 manifest's ``created`` time (the end of the build), so they do not tell how long the build took.
 """
@@ -40,7 +40,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpsynrag.corpus_format import (
+from dpsynrag.corpus.format import (
     FORMAT_VERSION,
     INDEX,
     INDEX_IDS,
@@ -50,12 +50,12 @@ from dpsynrag.corpus_format import (
     check_records,
     verify_checksums,
 )
-from dpsynrag.corpus_writer import CorpusWriter
 from dpsynrag.errors import ConfigError, CorpusError
 from dpsynrag.privacy.report import PrivacyReport
-from dpsynrag.rag import DEFAULT_SYSTEM_PROMPT, Answer, RAGAnswerer, VectorIndex
+from dpsynrag.rag.answer import DEFAULT_SYSTEM_PROMPT, Answer, RAGAnswerer
+from dpsynrag.rag.index import VectorIndex
 
-__all__ = ["FEW_KEPT_FRACTION", "CorpusWriter", "SyntheticCorpus", "content_warning"]
+__all__ = ["FEW_KEPT_FRACTION", "SyntheticCorpus", "content_warning"]
 
 FEW_KEPT_FRACTION = 0.25
 """A corpus "keeps few texts" when fewer than this share of its released texts passed the self-filter."""
@@ -92,7 +92,7 @@ class SyntheticCorpus:
         copies: record id -> its index rows (1 without ``index_copy_size``).
 
     Retrieval (:meth:`retrieve`, :meth:`answer`, :meth:`answerer`, and
-    :class:`~dpsynrag.retrieval.CorpusRetriever`) returns ``top_k`` distinct texts by default; with
+    :class:`~dpsynrag.corpus.retrieval.CorpusRetriever`) returns ``top_k`` distinct texts by default; with
     ``repeat_copies=True`` it searches the index as built, so a text with m copies fills up to m of the
     ``top_k`` places (the evaluation harness answers so; :meth:`view`).
     """

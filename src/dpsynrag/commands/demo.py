@@ -13,9 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Optional
 
+import typer
 from rich.console import Console
 from rich.table import Table
+
+from dpsynrag.commands.common import console as stdout_console, fail
+from dpsynrag.errors import DpsynragError
 
 DEMO_PRESETS = {"cpu": "demo", "paper": "paper"}
 """``dpsynrag demo --preset`` -> the evaluation preset it runs."""
@@ -106,3 +111,25 @@ def _print(results: dict, console: Console) -> None:
                 console.print(f"- [cyan]{rec.get('keyword', '')}[/]: {rec['text']}")
             console.print(f"corpus: {corpus.path}")
     console.print(f"results: {Path(results['config']['out']) / 'results.json'}; wall time {results['wall_seconds']:.0f} s")
+
+
+def demo_command(
+    preset: str = typer.Option("cpu", help="cpu (the `demo` evaluation preset: 2 cores, offline SmolLM2) | paper (GPU, stronger --model)."),
+    data_dir: Optional[Path] = typer.Option(None, help="Medical Synth folder (default: ../shared/data/medical_synth, or a verified download)."),
+    out: Path = typer.Option(Path("runs/demo"), "--out", help="Evaluation folder: results.json, results.md, plots, cache/ (the corpus; reused by a rerun)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Language model: hub id, folder or GGUF file."),
+    embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedding model id or folder."),
+    documents: Optional[int] = typer.Option(None, help="Override the number of database documents."),
+    questions: Optional[int] = typer.Option(None, help="Override the number of validation questions."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Reproducible run (not for release)."),
+    decoding: Optional[str] = typer.Option(None, "--decoding", help="Override the preset's decoding: paper | public-prior | invisibleink."),
+) -> None:
+    """The main job: a DP synthetic corpus of Medical Synth at epsilon=10, compared with Non-RAG and RAG
+    (the evaluation harness with the `demo` preset; see `dpsynrag eval` for every method)."""
+    try:
+        run_demo(
+            preset=preset, data_dir=data_dir, out_dir=out, model=model, embedder=embedder, documents=documents,
+            questions=questions, seed=seed, decoding=decoding, console=stdout_console,
+        )
+    except DpsynragError as exc:
+        fail(exc)

@@ -1,4 +1,4 @@
-"""``dpsynrag export``: a corpus's synthetic texts as Parquet or JSON Lines, and as a Hugging Face
+"""Export (``dpsynrag export``): a corpus's synthetic texts as Parquet or JSON Lines, and as a Hugging Face
 ``datasets.Dataset``.
 
 Rows are the released records of ``texts.jsonl``: ``id``, ``text``, ``kept`` (self-filter verdict) and
@@ -14,18 +14,17 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-import typer
 
-from dpsynrag.errors import ConfigError, DpsynragError
+from dpsynrag.errors import ConfigError
 
-__all__ = ["corpus_rows", "corpus_table", "export_command", "export_corpus", "to_dataset"]
+__all__ = ["corpus_rows", "corpus_table", "export_corpus", "to_dataset"]
 
 FORMATS = ("parquet", "jsonl")
 _FIRST = ("id", "text", "kept")
 
 
 def _load(corpus):
-    from dpsynrag.corpus import SyntheticCorpus
+    from dpsynrag.corpus.reader import SyntheticCorpus
 
     return corpus if isinstance(corpus, SyntheticCorpus) else SyntheticCorpus.load(corpus)
 
@@ -111,21 +110,3 @@ def export_corpus(corpus_dir: str | os.PathLike, out: str | os.PathLike, *, fmt:
     finally:
         partial.unlink(missing_ok=True)
     return n
-
-
-def export_command(
-    corpus_dir: Path = typer.Argument(..., help="A corpus folder made by `dpsynrag build`."),
-    fmt: str = typer.Option("parquet", "--format", help="parquet | jsonl."),
-    out: Path = typer.Option(..., "--out", help="File to write."),
-    include_rejected: bool = typer.Option(False, "--include-rejected", help="Also the texts the self-filter rejected (kept: false)."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace --out if it exists."),
-) -> None:
-    """Export a corpus's synthetic texts (id, text, kept, keyword, noisy count) as Parquet or JSON Lines."""
-    from rich.console import Console
-
-    try:
-        n = export_corpus(corpus_dir, out, fmt=fmt, include_rejected=include_rejected, overwrite=overwrite)
-    except DpsynragError as exc:
-        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(code=2) from None
-    typer.echo(f"wrote {n} texts to {out} ({fmt}).")

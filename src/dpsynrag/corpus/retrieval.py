@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dpsynrag.errors import ConfigError, CorpusError, EndpointError
-from dpsynrag.rag import check_questions
+from dpsynrag.rag.answer import check_questions
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ class CorpusRetriever:
     @classmethod
     def open(cls, corpus_dir: str | os.PathLike, *, embedder=None) -> "CorpusRetriever":
         """Load a corpus folder and (unless given) the embedder it was built with."""
-        from dpsynrag.corpus import SyntheticCorpus
+        from dpsynrag.corpus.reader import SyntheticCorpus
 
         corpus = SyntheticCorpus.load(corpus_dir)
         if embedder is None:

@@ -14,9 +14,9 @@ Privacy (per privacy unit: a document, or a person with ``--privacy-unit-field``
 * a unit that appears in an earlier build too changes both: they compose in zCDP, ρ adds (Bun & Steinke
   2016, Lemma 2.3), at most the manifest's ``privacy`` report (all builds composed).
 
-The manifest's ``guarantee`` (:func:`~dpsynrag.corpus_format.extension_guarantee`) states both; which
+The manifest's ``guarantee`` (:func:`~dpsynrag.corpus.format.extension_guarantee`) states both; which
 units are in which case is never published. Disjointness is checked against the keyed fingerprints in the
-earlier build's owner-only record (``CORPUS.owner.json``; :func:`~dpsynrag.corpus_format.owner_fingerprints`),
+earlier build's owner-only record (``CORPUS.owner.json``; :func:`~dpsynrag.corpus.format.owner_fingerprints`),
 never by reading the earlier private data; the count of new units found there goes to the new owner
 record only (``extension``). The privacy ledger records the new build as kind ``"extension"`` on its own
 documents, where it composes per unit with every earlier release that read them
@@ -38,15 +38,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dpsynrag.corpus import SyntheticCorpus
-from dpsynrag.corpus_format import (
+from dpsynrag.corpus.format import (
     FINGERPRINT_ALGORITHM,
     extension_guarantee,
     owner_audit_path,
     owner_fingerprints,
 )
-from dpsynrag.corpus_writer import CorpusWriter
+from dpsynrag.corpus.reader import SyntheticCorpus
+from dpsynrag.corpus.writer import CorpusWriter
 from dpsynrag.errors import ConfigError, CorpusError
+from dpsynrag.methods import get_method
 
 log = logging.getLogger("dpsynrag.extend")
 
@@ -74,7 +75,7 @@ def describe_guarantee(manifest: dict) -> str:
 
 def read_owner_fingerprints(corpus_dir: str | os.PathLike) -> tuple[dict, dict]:
     """The owner-only record beside ``corpus_dir`` and its ``fingerprints``
-    (:func:`~dpsynrag.corpus_format.owner_fingerprints`).
+    (:func:`~dpsynrag.corpus.format.owner_fingerprints`).
 
     Raises:
         CorpusError: the record is missing, unreadable, or holds no fingerprints (a build made before
@@ -169,14 +170,8 @@ def extend_corpus(
     out_dir: str | os.PathLike,
     config,
     *,
-    lm=None,
-    embedder=None,
-    text_field: str = "text",
-    id_field: str | None = None,
-    identifier_fields: Sequence[str] = (),
-    overwrite: bool = False,
-    progress: bool = False,
-    ledger=None,
+    lm=None, embedder=None, text_field: str = "text", id_field: str | None = None,
+    identifier_fields: Sequence[str] = (), overwrite: bool = False, progress: bool = False, ledger=None,
     **build_options: Any,
 ) -> SyntheticCorpus:
     """Build a corpus from new ``documents`` only and write ``out_dir``: the corpus ``corpus_dir``'s texts
@@ -205,7 +200,6 @@ def extend_corpus(
         As the method's build otherwise.
     """
     from dpsynrag.data.io import as_documents
-    from dpsynrag.methods import get_method
     from dpsynrag.pipeline.checkpoint import work_folder
 
     t_start = time.time()

@@ -4,7 +4,7 @@ audit"; issue 12, item 8; issue 29).
 One-run auditing (Steinke, Nasr, Jagielski 2023, "Privacy Auditing with One (1) Training Run",
 NeurIPS 2023, arXiv 2305.08846), with canaries in the style of "The Canary's Echo" (Meeus et al. 2025):
 
-0. **Design, before any data is read** (:func:`~dpsynrag.audit_bound.design_audit`): m canaries by a
+0. **Design, before any data is read** (:func:`~dpsynrag.audit.bound.design_audit`): m canaries by a
    public rule (the smallest of 1,000 … 16,000 whose design can reach a bound above the claimed ε, from
    ε, δ and the confidence only) and m/4 guesses IN, m/4 OUT; the largest bound it can reach is said
    before the build (``log``).
@@ -40,14 +40,13 @@ through this score" (:attr:`AuditResult.verdict`: "not refutable"). With the DP 
 holds should almost never be released: an honest build gives about r/2 correct guesses and a bound near 0.
 """
 
+
 from __future__ import annotations
 
 import json
 import math
 import os
-import re
 import shutil
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -56,252 +55,16 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
-from dpsynrag.audit_bound import AuditDesign, check_confidence, design_audit, epsilon_lower_bound
+from dpsynrag.audit.bound import AuditDesign, check_confidence, design_audit, epsilon_lower_bound
+from dpsynrag.audit.canaries import CANARY_ID_PREFIX, make_canaries
+from dpsynrag.audit.scoring import guess_membership, score_parts
 from dpsynrag.data.io import Document, as_documents
 from dpsynrag.errors import ConfigError
 
-__all__ = [
-    "AuditResult",
-    "Canary",
-    "audit_row",
-    "guess_membership",
-    "make_canaries",
-    "membership_scores",
-    "plan_message",
-    "run_audit",
-    "run_audit_sweep",
-    "score_parts",
-    "write_audit_table",
-]
+__all__ = ["AuditResult", "audit_row", "plan_message", "run_audit", "run_audit_sweep", "write_audit_table"]
 
 AUDIT_FILE = "audit.json"
 CORPUS_SUBDIR = "corpus"
-CANARY_ID_PREFIX = "audit-canary-"
-
-# ---------------------------------------------------------------------------------------------- canaries
-
-_ONSETS = ("b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "dr", "gl", "pl", "sn",
-           "st", "tr", "zl")
-_VOWELS = ("a", "e", "i", "o", "u")
-_SUFFIXES = ("itis", "osis", "emia", "algia")
-# Public, generic material for the Medical Synth record template (no value is read from the data).
-_FIRST_NAMES = ("Anna", "Peter", "Maria", "Lucas", "Emma", "Noah", "Julia", "Felix", "Clara", "Oscar", "Nina", "Hugo")
-_LAST_NAMES = ("Miller", "Schmidt", "Moreau", "Rossi", "Jansen", "Novak", "Keller", "Dubois", "Larsen", "Costa",
-               "Weber", "Fischer")
-_SYMPTOMS = ("Abdominal cramps", "Fatigue", "Rash on the palms", "Loss of appetite", "Dizziness", "Bloating",
-             "Headache", "Nausea", "Fever", "Cough", "Sneezing", "Joint pain")
-_TREATMENTS = ("Rest Therapy", "Herbal Tea Therapy", "Vitamin Drops", "Warm Compress Therapy", "Breathing Exercises")
-
-
-@dataclass(frozen=True)
-class Canary:
-    """One canary document.
-
-    Attributes:
-        id: document id (``audit-canary-{j}``).
-        secret: the invented word (capitalised) that only this canary holds.
-        text: the full document text (it contains ``secret``).
-        included: the public coin: True when the canary was added to the build's input.
-    """
-
-    id: str
-    secret: str
-    text: str
-    included: bool
-
-
-def _stream(seed: int, k: int) -> np.random.Generator:
-    """Independent stream k of the audit's seed: 0 coins, 1 secrets, 2 record fields, 3 tie-breaks (keys
-    distinct from the build's :class:`~dpsynrag.rng.SeededRandom` streams of the same seed)."""
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0xA0D17, k)))
-
-
-def _invented_word(rng: np.random.Generator) -> str:
-    syllables = "".join(str(rng.choice(_ONSETS)) + str(rng.choice(_VOWELS)) for _ in range(3))
-    return (syllables[:-1] + str(rng.choice(_SUFFIXES))).capitalize()  # "zlubomi" + "itis" -> "Zlubomitis"
-
-
-def _medical_canary(rng: np.random.Generator, secret: str) -> str:
-    from dpsynrag.tasks.medical_source import medical_document_text
-
-    symptoms = [str(s) for s in rng.choice(_SYMPTOMS, size=int(rng.integers(3, 6)), replace=False)]
-    name = f"{rng.choice(_FIRST_NAMES)} {rng.choice(_LAST_NAMES)}"
-    return medical_document_text(name, secret, symptoms, str(rng.choice(_TREATMENTS)))
-
-
-def make_canaries(m: int, *, seed: int, task: str | None = None, template: str | None = None) -> list[Canary]:
-    """``m`` canaries with unique invented secrets and their public inclusion coins.
-
-    The secret of each canary is an invented word (three syllables and a medical suffix, e.g.
-    "Zlubomitis") with wordfreq Zipf frequency 0, distinct from every other canary's secret and not
-    contained in one. Coins, secrets and record fields come from independent streams of ``seed``.
-
-    Args:
-        m: number of canaries (>= 2).
-        seed: the audit's seed (public; not the build's).
-        task: ``"medical"`` uses the Medical Synth record template (plain name, common symptoms and
-            treatment, the secret as the diagnosis) unless ``template`` is given.
-        template: a canary text with the placeholder ``{secret}`` (for other tasks: write one record in
-            your documents' format by hand, with no private value in it).
-
-    Returns:
-        The canaries, in id order.
-
-    Raises:
-        ConfigError: m < 2, a template without ``{secret}``, or no template for a task other than medical.
-    """
-    from wordfreq import zipf_frequency
-
-    if isinstance(m, bool) or not isinstance(m, int) or m < 2:
-        raise ConfigError(f"the number of canaries (--canaries; canaries=) must be an integer >= 2. Found {m!r}.")
-    if template is not None and "{secret}" not in template:
-        raise ConfigError("the canary template (--canary-template; template=) must contain the placeholder {secret}.")
-    if template is None and task != "medical":
-        raise ConfigError(
-            "the audit needs a canary in your documents' format: give a canary template with the placeholder "
-            "{secret} (--canary-template; template=), or use --task medical for the built-in Medical Synth record."
-        )
-    coins = _stream(seed, 0).integers(0, 2, size=m).astype(bool)
-    words_rng = _stream(seed, 1)
-    fields_rng = _stream(seed, 2)
-    chosen: list[str] = []
-    lowered: set[str] = set()  # the chosen secrets, lower case
-    inside: set[str] = set()  # every substring of a chosen secret
-    while len(chosen) < m:
-        word = _invented_word(words_rng)
-        low = word.lower()
-        subs = {low[i:j] for i in range(len(low)) for j in range(i + 1, len(low) + 1)}
-        if low in inside or subs & lowered or zipf_frequency(low, "en") > 0:
-            continue  # contained in a chosen secret, containing one, or a word of public English
-        chosen.append(word)
-        lowered.add(low)
-        inside |= subs
-    out = []
-    for j, (secret, included) in enumerate(zip(chosen, coins)):
-        text = template.replace("{secret}", secret) if template is not None else _medical_canary(fields_rng, secret)
-        out.append(Canary(id=f"{CANARY_ID_PREFIX}{j}", secret=secret, text=text, included=bool(included)))
-    return out
-
-
-# ---------------------------------------------------------------------------------------------- scores
-
-
-_NGRAM_ORDER = 4
-_ALPHABET = 27  # a-z and the word boundary
-
-
-def _letters(text: str) -> str:
-    """Lower-case letters with every other run of characters as one space (the n-gram models' alphabet)."""
-    return " " + re.sub(r"[^a-z]+", " ", text.lower()).strip() + " "
-
-
-class _CharNgram:
-    """Character n-gram model with hierarchical Dirichlet smoothing (MacKay & Peto 1995, "A hierarchical
-    Dirichlet language model"): P(c | h) = (N(h c) + β · P(c | h')) / (N(h) + β), with h' the context h
-    without its first character, down to the uniform 1/27 over a-z and the boundary. No character has
-    probability 0, whatever the training text."""
-
-    def __init__(self, text: str, order: int = _NGRAM_ORDER, beta: float = 1.0):
-        self.order, self.beta = order, beta
-        self.grams: Counter[str] = Counter()
-        self.contexts: Counter[str] = Counter()
-        for n in range(1, order + 1):
-            for i in range(len(text) - n + 1):
-                self.grams[text[i:i + n]] += 1
-                self.contexts[text[i:i + n - 1]] += 1
-
-    def log_likelihood(self, word: str) -> float:
-        """Natural-log probability of ``word`` (lower-case letters) after a boundary, with its closing boundary."""
-        s = " " + word + " "
-        total = 0.0
-        for i in range(1, len(s)):
-            h, c = s[max(0, i - self.order + 1):i], s[i]
-            p = 1.0 / _ALPHABET
-            for k in range(len(h) + 1):  # the empty context first, then longer ones
-                ctx = h[len(h) - k:]
-                p = (self.grams[ctx + c] + self.beta * p) / (self.contexts[ctx] + self.beta)
-            total += math.log(p)
-        return total
-
-
-def score_parts(corpus_dir: str | os.PathLike, secrets: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """The two membership signals of each secret, functions of the released corpus folder only.
-
-    * **exact**: released keywords equal to the secret plus whole-word occurrences in every released
-      synthetic text (kept or not), case-insensitively.
-    * **echo**: the per-character log-likelihood ratio log P_synth(secret) − log P_ref(secret), divided
-      by the secret's length + 1, where P_synth is a character 4-gram model (:class:`_CharNgram`) of the
-      released texts and keywords and P_ref the same model of the m secrets themselves (the public design,
-      each once, whatever the coins). The n-gram model of the synthetic data is the membership signal of
-      "The Canary's Echo" (Meeus et al., ICML 2025, arXiv 2502.14921): a canary whose secret shaped the
-      synthetic texts raises its own likelihood even when it is never copied whole; the reference
-      removes how typical the invented word is.
-
-    Args:
-        corpus_dir: a corpus folder (``texts.jsonl`` records with ``text`` and, for DP-SynRAG, ``keyword``).
-        secrets: one secret (letters only) per canary.
-
-    Returns:
-        (exact: int64 [m], echo: float64 [m]).
-
-    Raises:
-        CorpusError: the folder is not a corpus folder.
-    """
-    from dpsynrag.corpus import SyntheticCorpus
-
-    records = SyntheticCorpus.load(corpus_dir).records
-    keywords = Counter(str(r.get("keyword", "")).lower() for r in records)
-    texts = [str(r.get("text", "")) for r in records]
-    words = Counter(re.findall(r"[a-z]+", "\n".join(texts).lower()))  # whole words: maximal runs of letters
-    released = _CharNgram(_letters("\n".join(texts + list(keywords.elements()))))
-    lowered = [s.lower() for s in secrets]
-    reference = _CharNgram(_letters(" ".join(lowered)))
-    exact = np.array([keywords[s] + words[s] for s in lowered], dtype=np.int64)
-    echo = np.array([(released.log_likelihood(s) - reference.log_likelihood(s)) / (len(s) + 1) for s in lowered],
-                    dtype=np.float64)
-    return exact, echo
-
-
-def membership_scores(corpus_dir: str | os.PathLike, secrets: Sequence[str]) -> np.ndarray:
-    """Membership score of each secret from the released corpus folder only (:func:`score_parts`):
-    2 · exact + expit(echo), so any exact occurrence outranks every echo (expit lies in (0, 1)) and the
-    echo orders the rest.
-
-    Returns:
-        float64 array [len(secrets)].
-
-    Raises:
-        CorpusError: the folder is not a corpus folder.
-    """
-    exact, echo = score_parts(corpus_dir, secrets)
-    return 2.0 * exact + expit(echo)
-
-
-def guess_membership(scores: Sequence[float], *, k_in: int, k_out: int, seed: int) -> np.ndarray:
-    """Guesses: +1 (IN) for the ``k_in`` highest scores, −1 (OUT) for the ``k_out`` lowest, 0 (abstain)
-    for the rest; ties are ordered by a random permutation from ``seed`` (independent of the coins).
-
-    Returns:
-        int8 array [m] in {−1, 0, +1}.
-
-    Raises:
-        ConfigError: negative counts, or k_in + k_out > m or = 0.
-    """
-    s = np.asarray(scores, dtype=np.float64).reshape(-1)
-    m = len(s)
-    for name, value in (("k_in", k_in), ("k_out", k_out)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ConfigError(f"`{name}` (guesses, --guesses-in/--guesses-out) must be an integer >= 0. Found {value!r}.")
-    if not (1 <= k_in + k_out <= m):
-        raise ConfigError(f"need 1 <= guesses IN + OUT <= canaries. Found {k_in} + {k_out} for {m} canaries.")
-    tiebreak = _stream(seed, 3).permutation(m)
-    order = np.lexsort((tiebreak, -s))  # highest score first, ties in random order
-    out = np.zeros(m, dtype=np.int8)
-    out[order[:k_in]] = 1
-    if k_out:
-        out[order[m - k_out:]] = -1
-    return out
-
 
 # ---------------------------------------------------------------------------------------------- the audit
 
@@ -330,7 +93,7 @@ class AuditResult:
         k_in, k_out: guesses IN and OUT (r = k_in + k_out; fixed before the build); correct: v.
         epsilon_lower_bound: the bound at the claimed δ (the one compared with the claim).
         max_epsilon_lower_bound: the largest bound this design can report (v = r) at the claimed δ,
-            known before the build (:func:`~dpsynrag.audit_bound.design_audit`).
+            known before the build (:func:`~dpsynrag.audit.bound.design_audit`).
         refuted: True when the lower bound exceeds the smaller claimed ε (``claimed_epsilon_tight``):
             a privacy failure. (No pure-DP bound is reported: the build claims δ > 0, and a δ = 0
             bound is not a valid lower bound for it.)
@@ -439,7 +202,7 @@ def run_audit(
         out_dir: a new folder (replaced only with ``overwrite`` and only if it holds an ``audit.json``).
         config: the :class:`~dpsynrag.pipeline.config.BuildConfig` audited; its ε and δ are the claim; its
             ``seed`` must be set.
-        canaries: m >= 2; None: the public sizing rule (:func:`~dpsynrag.audit_bound.design_audit`, 1,000
+        canaries: m >= 2; None: the public sizing rule (:func:`~dpsynrag.audit.bound.design_audit`, 1,000
             canaries or more, from ε, δ and the confidence).
         k_in, k_out: guesses IN and OUT (default m // 4 each: half the canaries abstain).
         template: canary text with ``{secret}`` (default: the task's built-in record; medical only).

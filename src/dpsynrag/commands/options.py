@@ -1,0 +1,129 @@
+"""The command-line options of the registered methods (:class:`~dpsynrag.methods.Option`) as typer
+parameters of ``dpsynrag build`` / ``budget``: their ``--help`` panels, their help naming the methods that
+take them, and the fields a typed option sets (:mod:`dpsynrag.commands.build`)."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Optional
+
+import typer
+
+from dpsynrag.errors import ConfigError
+from dpsynrag.methods import Method, Option, get_method
+
+_KW = inspect.Parameter.KEYWORD_ONLY
+
+
+def keyword_param(name: str, default: Any, annotation: Any) -> inspect.Parameter:
+    return inspect.Parameter(name, _KW, default=default, annotation=annotation)
+
+
+_CORE, _KEYWORDS, _DECODING, _INDEX, _RUN = "Core", "Keywords and clustering", "Decoding", "Index", "Run"
+_OTHER_METHODS = "Other methods"
+"""The ``--help`` panel of a flag missing from :data:`HELP_PANELS` (a baseline's option, or a new one)."""
+HELP_PANELS: dict[str, str] = {
+    **dict.fromkeys(("--out", "--extend", "--epsilon", "--delta", "--method", "--preset", "--expected-documents", "--conversion",
+                     "--split", "--rho-hist", "--epsilon-theta", "--rho-embed", "--task", "--filter-prompt",
+                     "--no-self-filter", "--model", "--embedder", "--max-document-tokens", "--text-field", "--id-field",
+                     "--identifier-field", "--redact-pii", "--identifier-placeholder"), _CORE),
+    **dict.fromkeys(("--K", "--R", "--L", "--k", "--open-vocabulary", "--open-vocabulary-delta", "--extractor",
+                     "--language", "--no-outlier-removal", "--threshold-excess-weight", "--match-text", "--clustering",
+                     "--group-size", "--max-groups"), _KEYWORDS),
+    **dict.fromkeys(("--T", "--tau", "--decoding", "--public-prompt", "--public-weight", "--invisibleink-lambda",
+                     "--public-top-k", "--public-top-k-margin", "--fluency-threshold", "--keyword-title",
+                     "--response-prefix", "--no-repeat-ngram", "--svt-max-paid", "--svt-fraction", "--svt-beta",
+                     "--svt-gap"), _DECODING),
+    **dict.fromkeys(("--index-copy-size", "--max-index-copies"), _INDEX),
+    **dict.fromkeys(("--seed", "--dry-run", "--json", "--overwrite", "--threads", "--batch-size",
+                     "--prediction-checkpoints", "--resume", "--ray", "--ray-address", "--ray-workers", "--ledger",
+                     "--lifetime-epsilon"), _RUN),
+}
+"""The ``--help`` panel of each flag of ``build`` / ``budget`` (typer's ``rich_help_panel``)."""
+_PANEL_ORDER = (_CORE, _KEYWORDS, _DECODING, _INDEX, _RUN, _OTHER_METHODS)
+
+
+def with_panel(param: inspect.Parameter) -> inspect.Parameter:
+    """``param`` with its ``--help`` panel (:data:`HELP_PANELS`) and its help escaped for rich markup
+    (a lower-case ``[word]`` such as ``dpsynrag[ray]`` would otherwise be read as a style and dropped)."""
+    from rich.markup import escape
+
+    info = param.default
+    if isinstance(info, typer.models.OptionInfo):
+        flag = next((d for d in info.param_decls if d.startswith("--")), None)
+        if info.rich_help_panel is None:
+            info.rich_help_panel = HELP_PANELS.get(flag, _OTHER_METHODS)
+        if info.help:
+            info.help = escape(info.help)
+    return param
+
+
+def option_param(option: Option, owners: dict[str, list[str]], everyone: list[str]) -> inspect.Parameter:
+    """The typer parameter of a method option; ``owners``: its help -> the methods giving it that help. The help
+    names the methods (when not all of ``everyone``), one help per method when they differ."""
+    methods_of = [m for names in owners.values() for m in names]
+    if len(owners) == 1:
+        (text, names), = owners.items()
+        help = text if sorted(names) == sorted(everyone) else f"{text} (--method {', '.join(names)})"
+    else:
+        help = " ".join(f"{', '.join(names)}: {text}" for text, names in owners.items())
+        if sorted(methods_of) != sorted(everyone):
+            help += f" (--method {', '.join(methods_of)})"
+    if option.type is bool:
+        return keyword_param(option.param, typer.Option(False, option.flag, help=help), bool)
+    return keyword_param(option.param, typer.Option(None, option.flag, help=help), Optional[option.type])
+
+
+def method_options(choices: list[Method], *, build: bool) -> list[Option]:
+    """Every option of ``choices`` once, in registration order (``build=False``: config options only).
+
+    Raises:
+        ConfigError: two methods give one flag a different type, switch value or role.
+    """
+    seen: dict[str, Option] = {}
+    for method in choices:
+        for option in method.options:
+            if option.build_only and not build:
+                continue
+            first = seen.setdefault(option.flag, option)
+            if (first.type, first.value, first.build_only) != (option.type, option.value, option.build_only):
+                raise ConfigError(f"method {method.name}: {option.flag} differs from another method's {option.flag}.")
+    return list(seen.values())
+
+
+def method_fields(ctx: typer.Context, values: dict[str, Any], method: Method, offered: list[Option]) -> tuple[dict, dict]:
+    """The config fields and build options of ``method`` that the user typed.
+
+    Raises:
+        ConfigError: a typed option belongs to other methods only (the message names it).
+    """
+    from dpsynrag.checks import typed_flags
+
+    own = {o.flag: o for o in method.options}
+    typed = set(typed_flags(ctx, {o.param for o in offered}))
+    foreign = [o.flag for o in offered if o.flag in typed and o.flag not in own]
+    if foreign:
+        verb = "does" if len(foreign) == 1 else "do"
+        raise ConfigError(f"{', '.join(foreign)} {verb} not apply to --method {method.name}.")
+    fields: dict[str, Any] = {}
+    build: dict[str, Any] = {}
+    for flag in typed:
+        option = own[flag]
+        value = option.value if option.type is bool else values[option.param]
+        (build if option.build_only else fields)[option.field] = value
+    return fields, build
+
+
+def choose_method(name: str, choices: list[Method]) -> Method:
+    """The method ``name`` among ``choices``; the error lists only ``choices`` (not every registered method)."""
+    names = [m.name for m in choices]
+    if name not in names:
+        raise ConfigError(f"`--method` must be one of {', '.join(names)}. Found {name!r}.")
+    return get_method(name)
+
+
+def in_panel_order(params: list[inspect.Parameter]) -> list[inspect.Parameter]:
+    """``params`` with their ``--help`` panels (:func:`with_panel`), sorted so that typer, which shows the
+    panels in the order of their first parameter, shows core, keywords, decoding, index, run, other methods."""
+    params = [with_panel(p) for p in params]
+    return sorted(params, key=lambda p: _PANEL_ORDER.index(getattr(p.default, "rich_help_panel", None) or _CORE))
