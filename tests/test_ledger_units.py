@@ -105,7 +105,8 @@ def test_privacy_units_are_keyed_by_unit_not_text(tmp_path):
     led = PrivacyLedger(tmp_path, lifetime_epsilon=(ONE + TWO) / 2)
     notes = [Document(id=str(i), text=TICKETS[i], unit=f"patient-{i // 3}") for i in range(30)]  # 3 notes each
     _charge(led, notes)
-    assert led.unit_totals()["units"] == 10 and led.unit_totals()["unit_kind"] == "unit"
+    # 10 persons, and each of the 30 notes by its text (a per-person release charges the documents it read)
+    assert led.unit_totals()["units"] == 40 and led.unit_totals()["unit_kind"] == "unit"
     # another note of patient 4, never seen as text: the same person, so no fresh budget
     with pytest.raises(PrivacyBudgetExceededError, match=r"1 document\(s\) or unit\(s\)"):
         _charge(led, [Document(id="n", text="a new note", unit="patient-4")])
@@ -211,10 +212,27 @@ def test_cli_set_budget_per_person_binds_the_persons_in_any_later_collection(tmp
     base = ["--ledger", str(tmp_path / "led"), "--text-field", "body", "--privacy-unit-field", "patient"]
     result = runner.invoke(app, ["ledger", "set-budget", str(data), "--epsilon", str((ONE + TWO) / 2), *base])
     assert result.exit_code == 0, result.output
-    assert led.unit_totals()["units"] == 10 and led.unit_totals()["unit_kind"] == "unit"
+    # 10 persons, and each of the 40 notes by its text (a per-person release charges the documents it read)
+    assert led.unit_totals()["units"] == 50 and led.unit_totals()["unit_kind"] == "unit"
     _charge(led, [Document(id="a", text="first new note", unit="p3")])  # one release fits patient p3
     with pytest.raises(PrivacyBudgetExceededError, match="lifetime budget of these documents"):
         _charge(led, [Document(id="b", text="second new note", unit="p3")])
     result = runner.invoke(app, ["ledger", "show", str(data), *base])
     assert result.exit_code == 0, result.output
-    assert "most-spent unit" in result.output and "1 of 10 unit(s) at it" in " ".join(result.output.split())
+    assert "most-spent unit" in result.output and "1 of 50 unit(s) at it" in " ".join(result.output.split())  # p3 of 10 persons + 40 notes
+
+
+def test_per_person_and_per_document_releases_of_the_same_texts_compose(tmp_path):
+    """A per-person build after per-document builds of the same notes (or the reverse) is checked against
+    the documents' spend: switching the unit cannot bypass the lifetime budget."""
+    notes = [Document(id=str(i), text=TICKETS[i], unit=f"patient-{i // 3}") for i in range(30)]
+    plain = [Document(id=str(i), text=TICKETS[i]) for i in range(30)]
+    led = PrivacyLedger(tmp_path / "a", lifetime_epsilon=(ONE + TWO) / 2)
+    _charge(led, plain, "per document")
+    with pytest.raises(PrivacyBudgetExceededError, match=r"30 document\(s\) or unit\(s\)"):
+        _charge(led, notes, "per person")  # the documents already hold one release
+    led = PrivacyLedger(tmp_path / "b", lifetime_epsilon=(ONE + TWO) / 2)
+    _charge(led, notes, "per person")
+    with pytest.raises(PrivacyBudgetExceededError, match=r"1 document\(s\) or unit\(s\)"):
+        _charge(led, [plain[5], *[Document(id=f"n{i}", text=t) for i, t in enumerate(TICKETS[300:305])]], "one note")
+    _charge(led, [Document(id=f"m{i}", text=t) for i, t in enumerate(TICKETS[300:305])], "new notes")

@@ -426,3 +426,33 @@ def test_cli_build_refuses_a_row_without_its_person_before_any_model(tmp_path):
     assert "Zorblax" not in result.output and "no-such-model" not in result.output  # stopped before any model loads
     other = CliRunner().invoke(app, [*args[:-2], "--method", "dp-synth", "--privacy-unit-field", "patient_id"])
     assert other.exit_code != 0 and "--privacy-unit-field" in other.output
+
+
+def test_a_regrouping_is_another_input_for_resume():
+    """--resume compares input_fingerprint: changing a person key (same texts) must change it; without units it
+    is the (id, text) hash it always was."""
+    from dpsynrag.corpus.format import input_fingerprint
+
+    a = [Document(id=str(i), text=f"note {i}", unit=f"p{i // 2}") for i in range(6)]
+    b = [Document(id=d.id, text=d.text, unit="p9" if d.id == "3" else d.unit) for d in a]
+    plain = [Document(id=d.id, text=d.text) for d in a]
+    assert input_fingerprint(a) != input_fingerprint(b)
+    assert input_fingerprint(a)["documents"] == input_fingerprint(b)["documents"] == 6
+    h = hashlib.sha256()
+    for d in plain:
+        h.update(d.id.encode() + b"\x00" + d.text.encode() + b"\x01")
+    assert input_fingerprint(plain)["sha256"] == h.hexdigest()
+
+
+def test_one_person_written_several_ways_is_one_key(tmp_path):
+    """Whitespace and whole numbers written as floats (a pandas export's 1.0) do not split a person."""
+    from dpsynrag.data.io import load_documents
+
+    rows = [{"text": f"note {i}", "u": v} for i, v in enumerate([1, 1.0, "1.0", " 1 ", "1", "01", 2.5, "a b"])]
+    path = tmp_path / "keys.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    units = [d.unit for d in load_documents(path, unit_field="u")]
+    assert units == ["1", "1", "1", "1", "1", "01", "2.5", "a b"]
+    csv = tmp_path / "keys.csv"
+    csv.write_text("text,u\nnote a,1\nnote b,1.0\nnote c, 1\n")
+    assert [d.unit for d in load_documents(csv, unit_field="u")] == ["1", "1", "1"]

@@ -187,6 +187,10 @@ def _say_extension(corpus, out: Path) -> None:
         return
     console.print(f"owner-only (not DP, never publish): {ext['units_in_earlier_builds']} of the {ext['new_units']} new "
                   f"{ext['unit_kind']}s were in an earlier build (they compose); {ext['disjoint_new_units']} are new.")
+    if ext["units_in_earlier_builds"] and ext["unit_kind"] == "document":
+        console.print(f"[bold yellow]warning:[/] {ext['units_in_earlier_builds']} of INPUT's documents were already "
+                      "built into the extended corpus: this build read them again and spent its epsilon on them a "
+                      "second time (the ledger composes it). Give --extend only the documents added since.")
 
 
 class BuildCommand(RegistryCommand):
@@ -199,7 +203,7 @@ class BuildCommand(RegistryCommand):
         return [
             keyword_param("input", typer.Argument(..., help="Private collection: JSONL, CSV or Parquet file (or a task's data folder with --task)."), Path),
             keyword_param("out", typer.Option(..., "--out", help="Corpus folder to create."), Path),
-            keyword_param("extend", typer.Option(None, "--extend", metavar="CORPUS", help="Grow CORPUS: build from INPUT's new documents only (same method, model, embedder, task and --privacy-unit-field) and write --out holding CORPUS's texts and the new ones, one index, one report listing both builds. A document (person) in no earlier build costs only this build's epsilon; one in both composes. Needs CORPUS.owner.json beside it."), Optional[Path]),
+            keyword_param("extend", typer.Option(None, "--extend", metavar="CORPUS", help="Grow CORPUS: build from INPUT, which should hold only the documents added since CORPUS was built (every document of INPUT is read and pays this build's epsilon, also one CORPUS already holds; same method, model, embedder, task and --privacy-unit-field) and write --out holding CORPUS's texts and the new ones, one index, one report listing both builds. A document (person) in no earlier build costs only this build's epsilon; one in both composes. Needs CORPUS.owner.json beside it."), Optional[Path]),
             keyword_param("epsilon", typer.Option(..., "--epsilon", help="Target epsilon (> 0)."), float),
             keyword_param("delta", typer.Option(..., "--delta", help="Target total delta, in (0, 1)."), float),
             keyword_param("method", typer.Option("dp-synrag", "--method", help=f"The method: {names}."), str),

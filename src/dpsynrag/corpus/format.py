@@ -44,11 +44,16 @@ def owner_audit_path(corpus_dir: str | os.PathLike) -> Path:
 
 
 def input_fingerprint(documents: Sequence[Document]) -> dict:
-    """Document count and SHA-256 over (id, text) pairs: lets the data owner check which input a
-    corpus was built from. Not covered by the DP guarantee (see :data:`OWNER_NOTE`)."""
+    """Document count and SHA-256 over (id, text) pairs — (id, text, privacy-unit key) for documents with
+    a ``unit`` (``--privacy-unit-field``), so a regrouping is another input (``--resume`` refuses it): lets
+    the data owner check which input a corpus was built from. Not covered by the DP guarantee (see
+    :data:`OWNER_NOTE`)."""
     h = hashlib.sha256()
     for d in documents:
         h.update(d.id.encode("utf-8") + b"\x00" + d.text.encode("utf-8") + b"\x01")
+        unit = getattr(d, "unit", None)
+        if unit is not None:
+            h.update(b"\x02" + str(unit).encode("utf-8", "surrogatepass") + b"\x03")
     return {"documents": len(documents), "sha256": h.hexdigest()}
 
 

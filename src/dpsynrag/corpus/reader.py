@@ -78,7 +78,7 @@ def content_warning(num_kept: int, num_texts: int) -> str | None:
                 f"query on it has no context to retrieve; {hint}.")
     if num_kept < FEW_KEPT_FRACTION * num_texts:
         return (f"only {num_kept} of {num_texts} synthetic texts were kept: most released texts were rejected "
-                f"by the self-filter, so the corpus covers few topics; {hint}.")
+                f"by the filters (the fluency filter, and the self-filter where it runs), so the corpus covers few topics; {hint}.")
     return None
 
 

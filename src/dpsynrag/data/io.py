@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import re
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -242,7 +243,9 @@ def _document_id(row: Mapping[str, Any], id_field: str, where: str, file: Path) 
 
 
 def _unit(row: Mapping[str, Any], unit_field: str, where: str, file: Path) -> str:
-    """The row's privacy unit key: the value of ``unit_field``, stringified (never quoted in an error)."""
+    """The row's privacy unit key: the value of ``unit_field``, stringified with surrounding whitespace
+    removed and a whole number written as one (``1``, ``1.0``, ``"1.0"`` and ``" 1 "`` are the same person, as a
+    spreadsheet or pandas export may write one id several ways); never quoted in an error."""
     raw = _field(row, unit_field, where, file, what="privacy unit field",
                  hint="Every document needs its person's key. Hint: name the right field (--privacy-unit-field; "
                       "privacy_unit_field= in the API) or add the key to every row.")
@@ -255,7 +258,13 @@ def _unit(row: Mapping[str, Any], unit_field: str, where: str, file: Path) -> st
             "document needs its person's key: a document without one cannot be bounded per person. Hint: fill "
             "it in (a document of its own person gets a key of its own) or remove the row."
         )
-    return str(raw)
+    if isinstance(raw, float) and raw.is_integer():
+        return str(int(raw))
+    key = str(raw).strip()
+    return key.split(".")[0] if _WHOLE_NUMBER.fullmatch(key) else key
+
+
+_WHOLE_NUMBER = re.compile(r"-?[0-9]+\.0+")
 
 
 def _identifiers(row: Mapping[str, Any], name: str, where: str, file: Path) -> list[str]:

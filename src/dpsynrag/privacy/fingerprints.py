@@ -80,17 +80,25 @@ def dataset_fingerprint(documents: Sequence[Any], *, unit_ids: Sequence[Any] | N
     return scan_collection(documents, None, unit_ids=unit_ids)[0]
 
 
-def scan_collection(documents: Iterable[Any], key: bytes | None, *,
-                    unit_ids: Sequence[Any] | None = None) -> tuple[str, set[bytes], bool]:
+def scan_collection(documents: Iterable[Any], key: bytes | None, *, unit_ids: Sequence[Any] | None = None,
+                    with_documents: bool = False) -> tuple[str, set[bytes], bool]:
     """One pass over a collection: its :func:`dataset_fingerprint`, its unit fingerprints under ``key``
     (:func:`unit_fingerprints`; empty when ``key`` is None) and whether it has privacy units (``unit_ids``
-    or a document's ``unit``)."""
+    or a document's ``unit``).
+
+    ``with_documents=True`` (the ledger) adds, for a collection with privacy units, each document's own
+    text fingerprint beside its unit's: a per-person release then also charges every document it read, so
+    it composes with per-document releases of the same texts (an ε-DP guarantee per person implies the same
+    ε per document: removing one document of a person moves each statistic by at most the per-person
+    sensitivity). The converse is not charged: a per-document release is not recorded against persons."""
     digests, units, with_units = [], set(), False
     for digest, unit in _unit_keys(documents, unit_ids):
         with_units |= unit is not None
         digests.append(digest if unit is None else digest + hashlib.sha256(unit).digest())
         if key is not None:
             units.add(keyed_fingerprint(key, unit_message(digest, unit)))
+            if with_documents and unit is not None:
+                units.add(keyed_fingerprint(key, unit_message(digest, None)))
     h = hashlib.sha256(b"dpsynrag-dataset-units-v1\x00" if with_units else b"dpsynrag-dataset-v1\x00")
     for d in sorted(digests):
         h.update(d if with_units else d[:32])

@@ -330,7 +330,7 @@ class PrivacyLedger:
         Args:
             documents, unit_ids: as in :func:`~dpsynrag.privacy.fingerprints.unit_fingerprints`.
         """
-        dataset, units, with_units = scan_collection(documents, self.key, unit_ids=unit_ids)
+        dataset, units, with_units = scan_collection(documents, self.key, unit_ids=unit_ids, with_documents=True)
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM datasets WHERE dataset = ?", (dataset,)).fetchone():
                 return dataset
