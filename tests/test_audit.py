@@ -585,3 +585,22 @@ def test_audit_of_other_corpus_methods(tmp_path, tiny_lm):
     with pytest.raises(ConfigError, match="corpus"):
         run_audit(_documents(), tmp_path / "c", config, canaries=40, lm=tiny_lm, method="dp-rag")
     assert not (tmp_path / "b").exists() and not (tmp_path / "c").exists()
+
+
+def test_a_sweep_whose_every_build_failed_exits_non_zero(tmp_path, monkeypatch):
+    """`dpsynrag audit --epsilons` with no claim audited (every build failed) exits 1, not 0."""
+    import dpsynrag.commands.audit as audit_command
+
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps({"text": t}) + "\n" for t in _documents(10)))
+    failed = [{"claimed_epsilon": e, "verdict": "build failed", "error": "InfeasibleBudgetError: x"} for e in (1.0, 2.0)]
+    monkeypatch.setattr(audit_command, "run_audit_sweep", lambda *a, **k: failed)
+    args = ["audit", str(data), "--out", str(tmp_path / "o"), "--epsilons", "1,2", "--delta", "1e-3", "--task",
+            "medical", "--canaries", "8", "--seed", "0"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1 and "no claim was audited" in result.output
+    audited = {"claimed_epsilon": 2.0, "claimed_epsilon_tight": 1.7, "canaries": 8, "guesses": 4, "correct": 2,
+               "epsilon_lower_bound": 0.0, "max_epsilon_lower_bound": 1.0, "verdict": "consistent"}
+    monkeypatch.setattr(audit_command, "run_audit_sweep", lambda *a, **k: [failed[0], audited])
+    result = CliRunner().invoke(app, [*args, "--overwrite"])
+    assert result.exit_code == 0, result.output

@@ -108,6 +108,9 @@ def audit_command(
         raise typer.Exit(code=2) from None
     if epsilons is not None:
         _print_sweep(console, sweep, out, as_json)
+        if all("error" in row for row in sweep):  # nothing was audited: not a result to pass on
+            err.print("[bold red]error:[/] no claim was audited: every build failed (their errors are in the table).")
+            raise typer.Exit(code=1)
         return
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))
