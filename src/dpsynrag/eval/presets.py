@@ -133,6 +133,7 @@ PRESETS: dict[str, EvalPreset] = {
             K=1, R=48, L=1, k=30, T=48, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
             decoding="public-prior", public_weight=0.25, fluency_threshold=-8.0, self_filter=False,
             redact_identifiers=True, threshold_excess_weight=0.25, index_copy_size=10, prediction_checkpoints=2,
+            trim_partial_ending=True,
         )),
         dp_rag=_frozen(dict(max_new_tokens=24, max_document_tokens=96)),
         dp_synth=_frozen(dict(batch_size=100, T=32, max_document_tokens=96, self_filter=False)),
@@ -176,13 +177,15 @@ PRESETS: dict[str, EvalPreset] = {
 # threshold excess weight 0.25 and one index copy per 10 documents of a cluster's released count
 # (benchmarks/results/bench_utility_redact_copies.md), private prediction in 2 checkpointed batches (with 20,
 # the redacted clusters' few rows made most decode rows padding: 410 s of a 484 s build); 2 + 2 attack
-# prompts for the leakage columns.
+# prompts for the leakage columns. Both presets cut each text's partial last clause (trim_partial_ending):
+# MovieLens seeds 0/1/2 went from 4.4/35.6/53.3% to 46.7/53.3/53.3% on the same corpora (issue 27).
 PRESETS["demo"] = dataclasses.replace(
     PRESETS["cpu"], name="demo", documents=2000, attacks=2, seed=None,
     synrag=_frozen(dict(
         K=1, R=48, L=1, k=40, T=64, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
         decoding="public-prior", public_weight=0.25, fluency_threshold=-8.0, self_filter=False,
         redact_identifiers=True, threshold_excess_weight=0.25, index_copy_size=10, prediction_checkpoints=2,
+        trim_partial_ending=True,
     )),
     methods=("non-rag", "rag", "dp-synrag"),
 )

@@ -64,6 +64,12 @@ SYNRAG_OPTIONS = (
            "With --svt-max-paid: logit gap g (nats) at which a member fully disagrees with the public token (default 2)."),
     Option("--fluency-threshold", "fluency_threshold", float,
            "Also drop texts whose mean token log-probability under the model is below this (nats, < 0; post-processing)."),
+    Option("--trim-partial-ending", "trim_partial_ending", bool,
+           "Cut each text that stops mid-clause after its last complete clause ('..., The Godfather (1972), The Shaw' "
+           "-> '..., The Godfather (1972)'; post-processing, free; on in the cpu and demo presets)."),
+    Option("--keep-partial-ending", "trim_partial_ending", bool,
+           "Keep each text as generated, even when it stops mid-clause (turns off a preset's --trim-partial-ending).",
+           value=False),
     Option("--keyword-title", "keyword_title", bool,
            "Prefix each text with its cluster's released keyword, 'keyword: text' (post-processing, free)."),
     Option("--response-prefix", "response_prefix", str,

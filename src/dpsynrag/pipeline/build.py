@@ -61,7 +61,7 @@ from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.pipeline.context import check_context
 from dpsynrag.data.words import excluded_words, keyword_view
 from dpsynrag.pipeline.keywords import extract_keyword_sets, make_extractor, unit_keyword_sets
-from dpsynrag.pipeline.prompts import KEYWORD_SLOT, REPHRASE_PROMPT, strip_echoed_label
+from dpsynrag.pipeline.prompts import KEYWORD_SLOT, REPHRASE_PROMPT, strip_echoed_label, trim_partial_ending
 from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.pipeline.units import PrivacyUnits
 from dpsynrag.privacy.mechanisms import (
@@ -362,8 +362,11 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     ids = checkpoint.predict(predict, len(cluster_prompts), batches=config.prediction_checkpoints if ray is None else 1,
                              display=display)
     display.end()
-    # the echoed "Document:" label is cut from each released text (post-processing: free)
+    # the echoed "Document:" label (and, when asked, a partial last clause) is cut from each released text
+    # (post-processing: free)
     synthetic = [opening + strip_echoed_label(lm.tokenizer.decode(t, skip_special_tokens=True)) for t in ids]
+    if config.trim_partial_ending:
+        synthetic = [trim_partial_ending(y) for y in synthetic]
     timings["private_prediction_s"] = time.time() - t
     log.info("stage 2d: %d synthetic texts generated", len(synthetic))
     unit_of = [(r, j) for r, j, _ in units]  # public: cluster and group indices only

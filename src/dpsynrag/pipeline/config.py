@@ -57,6 +57,10 @@ class BuildConfig(CorpusConfig):
     (:meth:`~dpsynrag.models.lm.LanguageModel.reply_logprobs`), is below it: the texts of clusters whose
     members were too few to outvote the noise of sampling are near-uniform token soup (about −12 with
     SmolLM2-135M, fluent texts −3 to −6). Both filters read only released texts: post-processing, free.
+    ``trim_partial_ending`` cuts each generated text that stops mid-clause (at T tokens, or C paid ones)
+    after its last complete clause (:func:`~dpsynrag.pipeline.prompts.trim_partial_ending`), before the
+    filters: a small answering model completes a cut-off fragment ("The Shaw") into a wrong answer.
+    Post-processing of released texts by a public rule, free.
     ``keyword_title`` prefixes each released text with its cluster's released keyword, ``"{keyword}: {text}"``
     (after the filters, which read the text alone): the topic is then in the indexed and retrieved text even
     where the generated text garbled it. Post-processing of released values, free.
@@ -134,6 +138,7 @@ class BuildConfig(CorpusConfig):
     language: str = "en"
     fluency_threshold: Optional[float] = Field(None, lt=0)
     keyword_title: bool = False
+    trim_partial_ending: bool = False
     response_prefix: Optional[str] = Field(None, min_length=1)
     threshold_excess_weight: float = Field(1.0, ge=0, le=1)
     index_copy_size: Optional[int] = Field(None, ge=1)

@@ -3,6 +3,8 @@ public prompts of its decoding."""
 
 from __future__ import annotations
 
+import re
+
 REPHRASE_PROMPT = (
     "Rephrase the following document without altering the important information contained within it.\n"
     "Document: {document}"
@@ -25,6 +27,44 @@ def strip_echoed_label(text: str) -> str:
     if stripped.startswith(ECHOED_LABEL):
         return stripped[len(ECHOED_LABEL):].lstrip()
     return text
+
+
+_CLOSING = frozenset(".!?)]\"'…。！？）」』")
+"""Characters that end a complete text (Latin and CJK sentence ends, closing brackets and quotes)."""
+
+_CLAUSE_END = re.compile(r"[.;:!?)\],。，、；：！？）]")
+"""Characters after which a text may be cut: the end of a sentence, clause or bracket (Latin and CJK)."""
+
+_TRAILING_SEPARATORS = ",;: \t\n，、；："
+
+
+def trim_partial_ending(text: str, *, min_kept: float = 1 / 3) -> str:
+    """``text`` cut after its last complete clause when it stops mid-clause, else ``text``.
+
+    A text that ends (after trailing whitespace) with a sentence end, closing bracket or quote (``.``, ``!``,
+    ``?``, ``)``, ``]``, quotes, ``…`` and the CJK ``。！？）」』``) is returned without the trailing
+    whitespace. Otherwise it is cut after the last ``.;:!?)],`` (or CJK ``。，、；：！？）``) and the separators
+    ``,;:`` and whitespace before the cut are removed — unless the kept part would be shorter than
+    ``min_kept`` × the text's length (characters), or no such character occurs: then ``text`` is returned.
+
+    Private prediction stops after T tokens (or C paid ones), mostly mid-word: "…, The Godfather (1972),
+    The Shaw". A small answering model completes such a fragment into a wrong answer ("The Shrew (2004)"
+    on MovieLens; benchmarks/results/movielens_cpu_3seeds.md). Post-processing of a released text by a
+    public rule: free under differential privacy.
+
+    Raises:
+        ValueError: ``min_kept`` not in [0, 1].
+    """
+    if not 0.0 <= min_kept <= 1.0:
+        raise ValueError(f"min_kept must be in [0, 1]. Found {min_kept!r}.")
+    stripped = text.rstrip()
+    if not stripped or stripped[-1] in _CLOSING:
+        return stripped
+    ends = [m.end() for m in _CLAUSE_END.finditer(stripped)]
+    if not ends:
+        return text
+    kept = stripped[: ends[-1]].rstrip(_TRAILING_SEPARATORS)
+    return kept if len(kept) >= min_kept * len(stripped) else text
 
 
 KEYWORD_SLOT = "{keyword}"
