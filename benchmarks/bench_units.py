@@ -27,60 +27,32 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import math
-import platform
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import torch
+from _common import (answer_corpus, arguments, demo_notes, machine, mean_sd_rows, measure_rag, seed_list,
+                     write_results)
+from per_person import assign_patients  # examples/, on sys.path through _common
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "examples"))
-
-from per_person import assign_patients, demo_notes  # noqa: E402
-
-from dpsynrag.errors import DataError  # noqa: E402
-from dpsynrag.eval.presets import get_preset  # noqa: E402
-from dpsynrag.eval.scoring import context_recall  # noqa: E402
-from dpsynrag.models import Embedder, LanguageModel  # noqa: E402
-from dpsynrag.pipeline.build import build_corpus  # noqa: E402
-from dpsynrag.pipeline.config import BuildConfig  # noqa: E402
-from dpsynrag.rag import RAGAnswerer  # noqa: E402
-from dpsynrag.tasks import get_task  # noqa: E402
+from dpsynrag.errors import DataError
+from dpsynrag.eval.presets import get_preset
+from dpsynrag.models import Embedder, LanguageModel
+from dpsynrag.pipeline.build import build_corpus
+from dpsynrag.pipeline.config import BuildConfig
+from dpsynrag.tasks import get_task
 
 UNIT_FIELD = "patient_id"
 VARIANTS = {"per document": None, "per patient": UNIT_FIELD}
 
 
-def score(task, answers, queries) -> dict:
-    correct = [task.is_correct(a.text, q) for a, q in zip(answers, queries)]
-    return {"accuracy": sum(correct) / len(queries),
-            "context_recall": context_recall([a.context for a in answers], queries, task)}
-
-
-def mean_sd(values: list[float]) -> str:
-    values = [v for v in values if not math.isnan(v)]
-    if not values:
-        return "n/a"
-    if len(values) == 1:
-        return f"{values[0]:.3f}"
-    return f"{statistics.mean(values):.3f} ± {statistics.stdev(values):.3f}"
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seeds", default="0,1,2")
-    parser.add_argument("--documents", type=int, default=2000)
-    parser.add_argument("--questions", type=int, default=None, help="default: the demo preset's")
-    parser.add_argument("--out", default=str(HERE / "results" / "bench_units"))
-    args = parser.parse_args(argv)
-    seeds = [int(s) for s in args.seeds.split(",")]
+    args = arguments(__doc__, "bench_units").parse_args(argv)
+    seeds = seed_list(args.seeds)
 
     preset = get_preset("demo")
     questions_n = args.questions or preset.questions
@@ -89,20 +61,15 @@ def main(argv: list[str] | None = None) -> int:
     patients = assign_patients(len(notes), seed=0)
     documents = [dataclasses.replace(d, unit=p) for d, p in zip(notes, patients)]
     queries = task.load_queries(limit=questions_n)
-    questions = [q.question for q in queries]
     top_k, answer_tokens = preset.top_k or task.rag_top_k, preset.answer_tokens
     lm = LanguageModel.load()
     emb = Embedder.load()
     params = dict(preset.synrag)
     out: dict = {
         "documents": len(documents), "patients": len(set(patients)), "questions": len(queries), "top_k": top_k,
-        "model": lm.name, "embedder": emb.name, "torch_threads": torch.get_num_threads(),
-        "machine": platform.processor() or platform.machine(), "preset": "demo", "parameters": params, "runs": [],
+        **machine(lm, emb), "preset": "demo", "parameters": params, "runs": [],
     }
-    t = time.time()
-    rag = RAGAnswerer(lm, emb, [d.text for d in documents], top_k=top_k, system_prompt=task.answer_system_prompt,
-                      max_new_tokens=answer_tokens)
-    out["rag"] = {**score(task, rag.answer(questions), queries), "seconds": time.time() - t}
+    out["rag"] = measure_rag(task, documents, queries, lm=lm, embedder=emb, top_k=top_k, answer_tokens=answer_tokens)
     print(f"RAG (private notes): {out['rag']}", flush=True)
 
     for seed in seeds:
@@ -121,11 +88,10 @@ def main(argv: list[str] | None = None) -> int:
                     print(json.dumps(run), flush=True)
                     continue
                 build_s = time.time() - t
-                answerer = corpus.answerer(lm=lm, embedder=emb, top_k=top_k, system_prompt=task.answer_system_prompt,
-                                           max_new_tokens=answer_tokens, repeat_copies=True)
-                run = {"variant": name, "seed": seed, **score(task, answerer.answer(questions), queries),
-                       "texts_kept": sum(bool(r["kept"]) for r in corpus.records), "texts": len(corpus.records),
-                       "build_seconds": build_s, "epsilon": corpus.privacy_report.epsilon,
+                _, scores = answer_corpus(corpus, task, queries, lm=lm, embedder=emb, top_k=top_k,
+                                          answer_tokens=answer_tokens)
+                run = {"variant": name, "seed": seed, **scores, "build_seconds": build_s,
+                       "epsilon": corpus.privacy_report.epsilon,
                        "neighbouring_relation": corpus.privacy_report.neighbouring_relation}
             out["runs"].append(run)
             print(json.dumps(run), flush=True)
@@ -143,18 +109,9 @@ def _write(out: dict, seeds: list[int], path: str, command: list[str]) -> int:
         f"RAG on the private notes (no DP): accuracy {out['rag']['accuracy']:.3f}, context recall "
         f"{out['rag']['context_recall']:.3f}.",
         "",
-        "| guarantee | " + " | ".join(metrics) + " |",
-        "|---|" + "---|" * len(metrics),
+        *mean_sd_rows(out["runs"], list(VARIANTS), metrics, "guarantee"),
     ]
-    for name in VARIANTS:
-        runs = [r for r in out["runs"] if r["variant"] == name]
-        lines.append(f"| {name} | " + " | ".join(mean_sd([float(r[m]) for r in runs]) for m in metrics) + " |")
-    lines += ["", f"Command: python benchmarks/bench_units.py {' '.join(command)}"]
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path + ".json").write_text(json.dumps(out, indent=2, ensure_ascii=False))
-    Path(path + ".md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    return 0
+    return write_results(out, lines, path, "bench_units.py", command)
 
 
 if __name__ == "__main__":

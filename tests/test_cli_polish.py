@@ -122,6 +122,10 @@ def test_option_panels():
     assert panel["--threads"] == panel["--resume"] == panel["--ledger"] == "Run"
     assert panel["--toy-words"] == panel["--num-batches"] == "Other methods"  # not in the mapping: the fallback
     assert all(panel[flag] == name for flag, name in HELP_PANELS.items() if flag in panel)
+    # DP-SynRAG's own flags never fall back to the other methods' panel
+    from dpsynrag.methods import get_method
+
+    assert [o.flag for o in get_method("dp-synrag").options if panel[o.flag] == "Other methods"] == []
     text = _help("build")
     assert re.findall(r"╭─ (.+?) ─", text) == ["Arguments", "Options", "Core", "Keywords and clustering", "Decoding", "Index", "Run",
                       "Other methods"]

@@ -1,6 +1,7 @@
 """The command-line options of the registered methods (:class:`~dpsynrag.methods.Option`) as typer
-parameters of ``dpsynrag build`` / ``budget``: their ``--help`` panels, their help naming the methods that
-take them, and the fields a typed option sets (:mod:`dpsynrag.commands.build`)."""
+parameters of ``dpsynrag build`` / ``budget`` / ``audit`` (:class:`RegistryCommand`): their ``--help`` panels,
+their help naming the methods that take them, and the fields a typed option sets; and the options of the
+models and the document file that these commands share."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any, Optional
 import typer
 
 from dpsynrag.errors import ConfigError
-from dpsynrag.methods import Method, Option, get_method
+from dpsynrag.methods import Method, Option, get_method, methods
 
 _KW = inspect.Parameter.KEYWORD_ONLY
 
@@ -26,12 +27,13 @@ HELP_PANELS: dict[str, str] = {
     **dict.fromkeys(("--out", "--extend", "--epsilon", "--delta", "--method", "--preset", "--expected-documents", "--conversion",
                      "--split", "--rho-hist", "--epsilon-theta", "--rho-embed", "--task", "--filter-prompt",
                      "--no-self-filter", "--model", "--embedder", "--max-document-tokens", "--text-field", "--id-field",
-                     "--identifier-field", "--redact-pii", "--identifier-placeholder"), _CORE),
+                     "--identifier-field", "--redact-pii", "--identifier-placeholder", "--privacy-unit-field"), _CORE),
     **dict.fromkeys(("--K", "--R", "--L", "--k", "--open-vocabulary", "--open-vocabulary-delta", "--extractor",
                      "--language", "--no-outlier-removal", "--threshold-excess-weight", "--match-text", "--clustering",
                      "--group-size", "--max-groups"), _KEYWORDS),
     **dict.fromkeys(("--T", "--tau", "--decoding", "--public-prompt", "--public-weight", "--invisibleink-lambda",
-                     "--public-top-k", "--public-top-k-margin", "--fluency-threshold", "--keyword-title",
+                     "--public-top-k", "--public-top-k-margin", "--fluency-threshold", "--trim-partial-ending",
+                     "--keep-partial-ending", "--keyword-title",
                      "--response-prefix", "--no-repeat-ngram", "--svt-max-paid", "--svt-fraction", "--svt-beta",
                      "--svt-gap"), _DECODING),
     **dict.fromkeys(("--index-copy-size", "--max-index-copies"), _INDEX),
@@ -127,3 +129,56 @@ def in_panel_order(params: list[inspect.Parameter]) -> list[inspect.Parameter]:
     panels in the order of their first parameter, shows core, keywords, decoding, index, run, other methods."""
     params = [with_panel(p) for p in params]
     return sorted(params, key=lambda p: _PANEL_ORDER.index(getattr(p.default, "rich_help_panel", None) or _CORE))
+
+
+class RegistryCommand:
+    """A typer command whose options are its ``common()`` parameters plus the registered methods' options,
+    read from the registry each time the command line is parsed (so a method registered later is offered)."""
+
+    build_options = True
+
+    def choices(self) -> list[Method]:
+        return [m for m in methods("corpus") if not m.ablation]
+
+    def common(self) -> list[inspect.Parameter]:
+        raise NotImplementedError
+
+    def arrange(self, common: list[inspect.Parameter], offered: list[inspect.Parameter]) -> list[inspect.Parameter]:
+        """The parameters in ``--help`` order (``common`` starts with ``ctx``; ``offered``: the methods' options):
+        each in its panel (:func:`in_panel_order`)."""
+        return in_panel_order([*common, *offered])
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        common = [keyword_param("ctx", inspect.Parameter.empty, typer.Context), *self.common()]
+        taken = {p.name for p in common}
+        choices = self.choices()
+        owners: dict[str, dict[str, list[str]]] = {}  # flag -> help -> methods
+        for method in choices:
+            for option in method.options:
+                owners.setdefault(option.flag, {}).setdefault(option.help, []).append(method.name)
+        offered = [option_param(o, owners[o.flag], [m.name for m in choices])
+                   for o in method_options(choices, build=self.build_options) if o.param not in taken]
+        return inspect.Signature(self.arrange(common, offered))
+
+    @property
+    def __annotations__(self) -> dict[str, Any]:  # read by typing.get_type_hints
+        return {p.name: p.annotation for p in self.__signature__.parameters.values()}
+
+
+def model_params() -> list[inspect.Parameter]:
+    """``--model`` and ``--embedder`` of a build (``build``, ``audit``): None = the offline defaults."""
+    return [
+        keyword_param("model", typer.Option(None, "--model", help="Language model: hub id, folder or GGUF file (default: offline SmolLM2-135M-Instruct)."), Optional[str]),
+        keyword_param("embedder", typer.Option(None, "--embedder", help="Sentence-transformers model id or folder (default: offline all-MiniLM-L6-v2)."), Optional[str]),
+    ]
+
+
+def document_params() -> list[inspect.Parameter]:
+    """How a build reads the document file (``build``, ``audit``): ``--max-document-tokens`` (None: the config's
+    default), ``--text-field``, ``--id-field``."""
+    return [
+        keyword_param("max_document_tokens", typer.Option(None, "--max-document-tokens", help="Truncate each document to this many tokens (default 256)."), Optional[int]),
+        keyword_param("text_field", typer.Option("text", "--text-field", help="Field holding the document text."), str),
+        keyword_param("id_field", typer.Option(None, "--id-field", help="Field holding a unique document id."), Optional[str]),
+    ]

@@ -14,7 +14,7 @@ cluster's keyword: a function of that unit's documents and W only.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -98,6 +98,67 @@ def release_warnings(keywords: Sequence[tuple[str, int | float]], *, R: int, k: 
     return out
 
 
+def _check_walk(L: int, rule: str, texts: Iterable[str] | None) -> None:
+    """Refuse a bad ``L``, an unknown ``rule`` and ``rule="primary"`` with ``texts`` (ConfigError)."""
+    if isinstance(L, bool) or not isinstance(L, int) or L < 1:
+        raise ConfigError(f"`L` must be an integer >= 1. Found {L!r}.")
+    if rule not in ("paper", "primary"):
+        raise ConfigError(f"`clustering` must be 'paper' or 'primary'. Found {rule!r}.")
+    if rule == "primary" and texts is not None:
+        raise ConfigError("`clustering` 'primary' ranks extracted keywords; it cannot match the text (--match-text).")
+
+
+def _released_words(texts: Iterable[str], keywords: Sequence[str], language: str) -> Iterator[frozenset[str]]:
+    """Per text (read once, in order), the released keywords that occur in it as words (``match_text``)."""
+    released = frozenset(keywords)  # only these words decide memberships: keep no other word per text
+    return (released.intersection(text_words(t, language)) for t in texts)
+
+
+def _walk(word_sets: Iterable[Iterable[str]], keywords: Sequence[str], *, L: int,
+          rule: str) -> tuple[list[list[int]], int]:
+    """The walk of METHOD.md §1b over members (documents, or privacy units): which clusters each member joins.
+
+    Args:
+        word_sets: each member's words, in member order, read once: its capped keyword set in the
+            extractor's order of importance, or (``rule="paper"`` only) the released keywords in its text.
+        keywords: the released keywords W, most frequent first.
+        L, rule: validated by :func:`_check_walk`; as in :func:`soft_cluster`.
+
+    Returns:
+        (one increasing list of member indices per keyword in the order of ``keywords``, with no member in
+        more than L lists; the number of members read).
+    """
+    clusters: list[list[int]] = [[] for _ in keywords]
+    n = 0
+    if rule == "primary":
+        position = {w: r for r, w in enumerate(keywords)}
+        for i, words in enumerate(word_sets):
+            n += 1
+            joined = 0
+            seen: set[str] = set()
+            for w in words:
+                if joined == L:
+                    break
+                if w in position and w not in seen:
+                    seen.add(w)
+                    clusters[position[w]].append(i)
+                    joined += 1
+        return clusters, n
+    released = frozenset(keywords)
+    index: dict[str, list[int]] = {}  # released keyword -> the members holding it, in order
+    for i, words in enumerate(word_sets):
+        n += 1
+        for w in released.intersection(words):
+            index.setdefault(w, []).append(i)
+    joined = np.zeros(n, dtype=np.int64)
+    for r in range(len(keywords) - 1, -1, -1):  # least frequent keyword first
+        members = [i for i in index.get(keywords[r], ()) if joined[i] < L]
+        for i in members:
+            joined[i] += 1
+        clusters[r] = members
+    return clusters, n
+
+
 def soft_cluster(
     doc_keywords: Sequence[Sequence[str]],
     keywords: Sequence[str],
@@ -108,6 +169,9 @@ def soft_cluster(
     language: str = DEFAULT_LANGUAGE,
 ) -> list[list[int]]:
     """Soft clustering: each document joins at most L of the clusters whose keyword it contains.
+
+    The one-document-per-unit case of :func:`soft_cluster_units`: both run one walk over their members
+    (here the documents), and a document is its own cluster member.
 
     ``rule="paper"`` (DP-SynRAG Alg. 1, line 8): walk r = R−1, …, 0 (``keywords`` sorted most
     frequent first): cluster r = documents that contain ``keywords[r]`` and are in fewer than L
@@ -138,47 +202,16 @@ def soft_cluster(
     Returns:
         One sorted list of document indices per keyword, in the order of ``keywords``.
         No document appears in more than L lists.
+
+    Raises:
+        ConfigError: bad ``L`` or ``rule``, ``rule="primary"`` with ``texts``, or ``texts`` and
+            ``doc_keywords`` of different lengths.
     """
-    if isinstance(L, bool) or not isinstance(L, int) or L < 1:
-        raise ConfigError(f"`L` must be an integer >= 1. Found {L!r}.")
-    if rule not in ("paper", "primary"):
-        raise ConfigError(f"`clustering` must be 'paper' or 'primary'. Found {rule!r}.")
-    if rule == "primary":
-        if texts is not None:
-            raise ConfigError("`clustering` 'primary' ranks extracted keywords; it cannot match the text (--match-text).")
-        position = {w: r for r, w in enumerate(keywords)}
-        clusters = [[] for _ in keywords]
-        for i, words in enumerate(doc_keywords):
-            joined = 0
-            seen: set[str] = set()
-            for w in words:
-                if joined == L:
-                    break
-                if w in position and w not in seen:
-                    seen.add(w)
-                    clusters[position[w]].append(i)
-                    joined += 1
-        return clusters
-    released = set(keywords)  # only these words decide memberships: keep no other word per document
-    if texts is not None:
-        words_of = (released.intersection(text_words(t, language)) for t in texts)
-    else:
-        words_of = (released.intersection(k) for k in doc_keywords)
-    index: dict[str, list[int]] = {}  # released keyword -> the documents containing it, in order
-    n = 0
-    for i, words in enumerate(words_of):
-        n += 1
-        for w in words:
-            index.setdefault(w, []).append(i)
+    _check_walk(L, rule, texts)
+    words = doc_keywords if texts is None else _released_words(texts, keywords, language)
+    clusters, n = _walk(words, keywords, L=L, rule=rule)
     if n != len(doc_keywords):
         raise ConfigError(f"`texts` ({n}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
-    joined = np.zeros(n, dtype=np.int64)
-    clusters: list[list[int]] = [[] for _ in keywords]
-    for r in range(len(keywords) - 1, -1, -1):
-        members = [i for i in index.get(keywords[r], ()) if joined[i] < L]
-        for i in members:
-            joined[i] += 1
-        clusters[r] = members
     return clusters
 
 
@@ -196,7 +229,7 @@ def soft_cluster_units(
     """Soft clustering per privacy unit (person): each unit joins at most L clusters and is **one member**
     of each, its most relevant document holding the cluster's keyword (:mod:`dpsynrag.pipeline.units`).
 
-    The units are clustered by :func:`soft_cluster` (``rule`` as there) on their keyword sets
+    The units are clustered by the walk of :func:`soft_cluster` (``rule`` as there) on their keyword sets
     (``unit_keywords``, :func:`~dpsynrag.pipeline.keywords.unit_keyword_sets`), or with ``texts`` on the
     released keywords that occur in any of their documents' texts. In cluster r, unit u's member is the
     document of u holding ``keywords[r]`` (in its own keyword set; with ``texts``, in its text) where the
@@ -204,7 +237,7 @@ def soft_cluster_units(
     in file order. Memberships and members are functions of the unit's own documents and the released W,
     so adding or removing a unit (any number of documents) adds or removes one member in each of at most L
     clusters and changes nothing else: overlapping parallel composition per unit, each cluster's
-    mechanisms with their per-document sensitivity.
+    mechanisms with their per-document sensitivity. With one document per unit this is :func:`soft_cluster`.
 
     Args:
         doc_keywords: each document's capped keyword set, in file order.
@@ -222,22 +255,20 @@ def soft_cluster_units(
     Raises:
         ConfigError: bad ``L`` or ``rule``, ``rule="primary"`` with ``texts``, or lengths that differ.
     """
+    _check_walk(L, rule, texts)
     if units.num_documents != len(doc_keywords) or len(units) != len(unit_keywords):
         raise ConfigError(f"`units` ({len(units)} units of {units.num_documents} documents), `unit_keywords` "
                           f"({len(unit_keywords)}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
     matched: list[frozenset[str]] | None = None
     if texts is not None:
-        if rule == "primary":
-            raise ConfigError("`clustering` 'primary' ranks extracted keywords; it cannot match the text (--match-text).")
-        released = set(keywords)
-        matched = [frozenset(released.intersection(text_words(t, language))) for t in texts]
+        matched = list(_released_words(texts, keywords, language))
         if len(matched) != len(doc_keywords):
             raise ConfigError(f"`texts` ({len(matched)}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
-        unit_sets: Sequence[Sequence[str]] = [
-            sorted(frozenset().union(*(matched[int(i)] for i in units.documents(u)))) for u in range(len(units))]
+        unit_sets: Iterable[Iterable[str]] = (
+            frozenset().union(*(matched[int(i)] for i in units.documents(u))) for u in range(len(units)))
     else:
         unit_sets = unit_keywords
-    unit_clusters = soft_cluster(unit_sets, keywords, L=L, rule=rule, language=language)
+    unit_clusters, _ = _walk(unit_sets, keywords, L=L, rule=rule)
     out: list[list[int]] = []
     for r, members in enumerate(unit_clusters):
         w = keywords[r]
