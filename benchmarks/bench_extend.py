@@ -26,88 +26,50 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
-import math
-import platform
 import random
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import torch
+from _common import answer_corpus, arguments, demo_notes, machine, mean_sd, mean_sd_rows, seed_list, write_results
 
-from dpsynrag.methods.extend import extend_corpus
 from dpsynrag.eval.presets import get_preset
-from dpsynrag.eval.scoring import context_recall
+from dpsynrag.methods.extend import extend_corpus
 from dpsynrag.models import Embedder, LanguageModel
 from dpsynrag.pipeline.build import build_corpus
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.privacy.ledger import PrivacyLedger
 from dpsynrag.tasks import get_task
 
-HERE = Path(__file__).resolve().parent
 VARIANTS = ("full", "base", "extension")
 SPLIT_SEED = 0  # public: which notes are "new"
 
 
-def score(task, answers, queries) -> dict:
-    correct = [task.is_correct(a.text, q) for a, q in zip(answers, queries)]
-    return {"accuracy": sum(correct) / len(queries),
-            "context_recall": context_recall([a.context for a in answers], queries, task)}
-
-
-def mean_sd(values: list[float]) -> str:
-    values = [v for v in values if not math.isnan(v)]
-    if not values:
-        return "n/a"
-    if len(values) == 1:
-        return f"{values[0]:.3f}"
-    return f"{statistics.mean(values):.3f} ± {statistics.stdev(values):.3f}"
-
-
-def demo_documents(task, preset, n: int) -> list:
-    """The demo's seeded sample of ``n`` database notes, in file order (as the evaluation harness draws it)."""
-    notes = task.load_database()
-    chosen = sorted(random.Random(preset.subset_seed).sample(range(len(notes)), min(n, len(notes))))
-    return [notes[i] for i in chosen]
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seeds", default="0,1,2")
-    parser.add_argument("--documents", type=int, default=2000, help="both halves together")
-    parser.add_argument("--questions", type=int, default=None, help="default: the demo preset's")
-    parser.add_argument("--out", default=str(HERE / "results" / "bench_extend"))
-    args = parser.parse_args(argv)
-    seeds = [int(s) for s in args.seeds.split(",")]
+    args = arguments(__doc__, "bench_extend", documents_help="both halves together").parse_args(argv)
+    seeds = seed_list(args.seeds)
 
     preset = get_preset("demo")
     task = get_task("medical")
-    documents = demo_documents(task, preset, args.documents)
+    documents = demo_notes(args.documents, subset_seed=preset.subset_seed)
     order = list(range(len(documents)))
     random.Random(SPLIT_SEED).shuffle(order)
     half = len(documents) // 2
     old_docs = [documents[i] for i in sorted(order[:half])]
     new_docs = [documents[i] for i in sorted(order[half:])]
     queries = task.load_queries(limit=args.questions or preset.questions)
-    questions = [q.question for q in queries]
     top_k, answer_tokens = preset.top_k or task.rag_top_k, preset.answer_tokens
     lm, emb = LanguageModel.load(), Embedder.load()
     params = dict(preset.synrag)
     out: dict = {
         "documents": len(documents), "old": len(old_docs), "new": len(new_docs), "questions": len(queries),
-        "top_k": top_k, "model": lm.name, "embedder": emb.name, "torch_threads": torch.get_num_threads(),
-        "machine": platform.processor() or platform.machine(), "preset": "demo", "parameters": params, "runs": [],
+        "top_k": top_k, **machine(lm, emb), "preset": "demo", "parameters": params, "runs": [],
     }
 
     def answer(corpus) -> dict:
-        answerer = corpus.answerer(lm=lm, embedder=emb, top_k=top_k, system_prompt=task.answer_system_prompt,
-                                   max_new_tokens=answer_tokens, repeat_copies=True)
-        return {**score(task, answerer.answer(questions), queries),
-                "texts_kept": sum(bool(r["kept"]) for r in corpus.records), "texts": len(corpus.records)}
+        return answer_corpus(corpus, task, queries, lm=lm, embedder=emb, top_k=top_k, answer_tokens=answer_tokens)[1]
 
     for seed in seeds:
         config = BuildConfig(epsilon=10.0, delta=1e-3, task="medical", seed=seed, **params)
@@ -133,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
                 "seconds": seconds, **answer(grown),
                 "epsilon_one_build": grown.manifest["guarantee"]["one_build"]["epsilon"],
                 "epsilon_several_builds": grown.manifest["guarantee"]["several_builds"]["epsilon"],
-                "units_in_earlier_builds": owner["extension"]["units_in_earlier_builds"],
+                "dropped_units": owner["extension"]["dropped_units"],  # already in the base corpus: left out
                 "ledger_most_spent_releases": units["max"]["releases"], "ledger_units": units["units"],
             }
         for name in VARIANTS:
@@ -145,35 +107,22 @@ def main(argv: list[str] | None = None) -> int:
 
 def _write(out: dict, seeds: list[int], path: str, command: list[str]) -> int:
     """The results as ``path``.json and a mean ± sd table as ``path``.md."""
-    metrics = ("accuracy", "context_recall", "texts_kept", "seconds")
+    ext = [r for r in out["runs"] if r["variant"] == "extension"]
     lines = [
         f"# Extension vs full build (Medical Synth demo sample: {out['old']} notes, then {out['new']} new ones; "
         f"{out['questions']} questions, demo preset, epsilon=10, delta=1e-3, top-{out['top_k']}, seeds "
         f"{','.join(map(str, seeds))})",
         "",
-        "| corpus | " + " | ".join(metrics) + " |",
-        "|---|" + "---|" * len(metrics),
-    ]
-    for name in VARIANTS:
-        runs = [r for r in out["runs"] if r["variant"] == name]
-        lines.append(f"| {name} | " + " | ".join(mean_sd([float(r[m]) for r in runs]) for m in metrics) + " |")
-    ext = [r for r in out["runs"] if r["variant"] == "extension"]
-    lines += [
+        *mean_sd_rows(out["runs"], VARIANTS, ("accuracy", "context_recall", "texts_kept", "seconds"), "corpus"),
         "",
         "full: one build over all notes; base: the first half alone; extension: the base corpus extended by a build "
         "over the second half only (its seconds: that build and the merge, not the base).",
         f"Guarantee of the extension: epsilon {mean_sd([r['epsilon_one_build'] for r in ext])} for a note in one "
-        f"build (all of them here: {sum(r['units_in_earlier_builds'] for r in ext)} overlapping), "
+        f"build (all of them here: {sum(r['dropped_units'] for r in ext)} already-built notes left out), "
         f"{mean_sd([r['epsilon_several_builds'] for r in ext])} for a note in both; the ledger's most-spent note "
         f"was read by {max(r['ledger_most_spent_releases'] for r in ext)} release(s).",
-        "",
-        f"Command: python benchmarks/bench_extend.py {' '.join(command)}",
     ]
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path + ".json").write_text(json.dumps(out, indent=2, ensure_ascii=False))
-    Path(path + ".md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    return 0
+    return write_results(out, lines, path, "bench_extend.py", command)
 
 
 if __name__ == "__main__":

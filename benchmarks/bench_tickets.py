@@ -56,6 +56,12 @@ VARIANTS: dict[str, tuple[str, dict]] = {
                           dict(public_prompt=KEYWORD_PUBLIC_PROMPT, no_repeat_ngram=3)),
     "svt": ("cpu-keyword-ngram with sparse-vector decoding: at most 16 paid tokens of T = 64 steps",
             dict(public_prompt=KEYWORD_PUBLIC_PROMPT, no_repeat_ngram=3, T=64, svt_max_paid=16)),
+    "customer": ("cpu-keyword-ngram with a per-task response template: every text opens with 'Customer:' (public: "
+                 "the collection is customer tickets), so the members continue a customer's message",
+                 dict(public_prompt=KEYWORD_PUBLIC_PROMPT, no_repeat_ngram=3, response_prefix="Customer:")),
+    "customer-svt": ("customer with sparse-vector decoding: at most 16 paid tokens of T = 64 steps",
+                     dict(public_prompt=KEYWORD_PUBLIC_PROMPT, no_repeat_ngram=3, response_prefix="Customer:", T=64,
+                          svt_max_paid=16)),
 }
 
 

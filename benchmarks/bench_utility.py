@@ -26,24 +26,20 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import platform
-import random
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import torch
+from _common import (answer_corpus, arguments, demo_notes, machine, mean_sd_rows, measure_rag, seed_list,
+                     write_results)
 
-from dpsynrag.eval.scoring import context_recall
 from dpsynrag.models import Embedder, LanguageModel
 from dpsynrag.pipeline.build import KEYWORD_SLOT, REPHRASE_PROMPT, build_corpus
 from dpsynrag.pipeline.config import BuildConfig
-from dpsynrag.rag import RAGAnswerer
 from dpsynrag.tasks import get_task
 
 # Build parameters shared by every variant: the demo's cpu preset before this benchmark (2,000
@@ -135,6 +131,17 @@ VARIANTS: dict[str, tuple[str, dict]] = {
                dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior", public_weight=0.25,
                     fluency_threshold=-8.0, threshold_excess_weight=0.25, index_copy_size=10)),
 }
+_DEMO = dict(K=1, L=1, R=48, k=40, clustering="paper", decoding="public-prior", public_weight=0.25,
+             fluency_threshold=-8.0, redact_identifiers=True, threshold_excess_weight=0.25, index_copy_size=10,
+             trim_partial_ending=True)
+VARIANTS.update({
+    "copies-trim": ("copies with each text's partial last clause cut (trim_partial_ending): the 'without redaction' "
+                    "row of issue 27 at the demo's current settings", {**_DEMO, "redact_identifiers": False}),
+    "demo": ("the demo preset's DP-SynRAG (redact-copies with trim_partial_ending)", _DEMO),
+    "demo-L2": ("the demo preset's DP-SynRAG with L = 2 (soft clustering: a document joins up to 2 clusters)",
+                {**_DEMO, "L": 2}),
+    "demo-L3": ("the demo preset's DP-SynRAG with L = 3", {**_DEMO, "L": 3}),
+})
 TOP_K = 5
 ANSWER_TOKENS = 24
 
@@ -156,30 +163,9 @@ def fluency(lm: LanguageModel, texts: list[str]) -> float:
     return total / count if count else math.nan
 
 
-def score(task, answers, queries) -> dict:
-    correct = [task.is_correct(a.text, q) for a, q in zip(answers, queries)]
-    return {
-        "accuracy": sum(correct) / len(queries),
-        "context_recall": context_recall([a.context for a in answers], queries, task),
-    }
-
-
-def mean_sd(values: list[float]) -> str:
-    values = [v for v in values if not math.isnan(v)]
-    if not values:
-        return "n/a"
-    if len(values) == 1:
-        return f"{values[0]:.3f}"
-    return f"{statistics.mean(values):.3f} ± {statistics.stdev(values):.3f}"
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments(__doc__, "bench_utility", questions=100)
     parser.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, from {list(VARIANTS)}")
-    parser.add_argument("--seeds", default="0,1,2")
-    parser.add_argument("--documents", type=int, default=2000)
-    parser.add_argument("--questions", type=int, default=100)
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_utility"))
     parser.add_argument("--skip-rag", action="store_true", help="do not re-measure RAG on the private documents")
     parser.add_argument("--merge", nargs="+", metavar="JSON",
                         help="write one table from the .json outputs of earlier runs (e.g. seeds run in parallel) to --out")
@@ -196,30 +182,22 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [v for v in names if v not in VARIANTS]
     if unknown:
         parser.error(f"unknown variants {unknown}; choose from {list(VARIANTS)}")
-    seeds = [int(s) for s in args.seeds.split(",")]
+    seeds = seed_list(args.seeds)
 
     task = get_task("medical")
-    database = task.load_database()
-    if args.documents < len(database):  # the demo's subset: public seed 0
-        keep = sorted(random.Random(0).sample(range(len(database)), args.documents))
-        database = [database[i] for i in keep]
+    database = demo_notes(args.documents)  # the demo's subset: public seed 0
     queries = task.load_queries(limit=args.questions)
-    questions = [q.question for q in queries]
     diseases = sorted(task.disease_counts(database))
     lm = LanguageModel.load()
     emb = Embedder.load()
 
     out: dict = {
-        "documents": len(database), "questions": len(queries), "top_k": TOP_K, "model": lm.name,
-        "embedder": emb.name, "torch_threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
-        "common": COMMON, "variants": {}, "runs": [], "diseases_in_database": len(diseases),
+        "documents": len(database), "questions": len(queries), "top_k": TOP_K, **machine(lm, emb), "common": COMMON,
+        "variants": {}, "runs": [], "diseases_in_database": len(diseases),
     }
     out["rag"] = None
     if not args.skip_rag:
-        t = time.time()
-        rag = RAGAnswerer(lm, emb, [d.text for d in database], top_k=TOP_K, system_prompt=task.answer_system_prompt,
-                          max_new_tokens=ANSWER_TOKENS)
-        out["rag"] = {**score(task, rag.answer(questions), queries), "seconds": time.time() - t}
+        out["rag"] = measure_rag(task, database, queries, lm=lm, embedder=emb, top_k=TOP_K, answer_tokens=ANSWER_TOKENS)
         print(f"RAG (private documents): {out['rag']}", flush=True)
 
     for name in names:
@@ -231,17 +209,15 @@ def main(argv: list[str] | None = None) -> int:
                 t = time.time()
                 corpus = build_corpus(database, Path(tmp) / "corpus", config, lm=lm, embedder=emb, progress=False)
                 build_s = time.time() - t
-                answerer = corpus.answerer(lm=lm, embedder=emb, top_k=TOP_K, system_prompt=task.answer_system_prompt,
-                                           max_new_tokens=ANSWER_TOKENS, repeat_copies=True)  # as measured
-                answers = answerer.answer(questions)
+                _, scores = answer_corpus(corpus, task, queries, lm=lm, embedder=emb, top_k=TOP_K,
+                                          answer_tokens=ANSWER_TOKENS)
                 kept = [r["text"] for r in corpus.records if r["kept"]]
                 lower = " ".join(kept).lower()
                 named = [d for d in diseases if d.lower() in lower]
                 run = {
-                    "variant": name, "seed": seed, **score(task, answers, queries),
+                    "variant": name, "seed": seed, **scores,
                     "diseases_named": len(named),
                     "questions_covered": sum(any(a.lower() in lower for a in q.answers) for q in queries) / len(queries),
-                    "texts_kept": len(kept), "texts": len(corpus.records),
                     "fluency": fluency(lm, kept), "build_seconds": build_s,
                     "epsilon": corpus.privacy_report.epsilon,
                     "examples": kept[:3],
@@ -264,19 +240,10 @@ def _write(out: dict, names: list[str], seeds: list[int], path: str, command: li
          f"context recall {out['rag']['context_recall']:.3f}. " if out["rag"] else "RAG not measured in this run. ")
         + f"Diseases in the database: {diseases}.",
         "",
-        "| variant | " + " | ".join(metrics) + " |",
-        "|---|" + "---|" * len(metrics),
+        *mean_sd_rows(out["runs"], names, metrics, "variant"),
     ]
-    for name in names:
-        runs = [r for r in out["runs"] if r["variant"] == name]
-        lines.append(f"| {name} | " + " | ".join(mean_sd([float(r[m]) for r in runs]) for m in metrics) + " |")
     lines += ["", "Variants:"] + [f"- {n}: {out['variants'][n]['description']}" for n in names]
-    lines += ["", f"Command: python benchmarks/bench_utility.py {' '.join(command)}"]
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path + ".json").write_text(json.dumps(out, indent=2, ensure_ascii=False))
-    Path(path + ".md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    return 0
+    return write_results(out, lines, path, "bench_utility.py", command)
 
 
 if __name__ == "__main__":

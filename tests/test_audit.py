@@ -587,6 +587,21 @@ def test_audit_of_other_corpus_methods(tmp_path, tiny_lm):
     assert not (tmp_path / "b").exists() and not (tmp_path / "c").exists()
 
 
+def test_a_sweep_table_with_no_audited_row_plots_without_a_legend_warning(tmp_path):
+    """Every build failed: the table says so and the plot is written with no (empty) legend, so matplotlib
+    warns of nothing."""
+    import warnings
+
+    from dpsynrag.audit import write_audit_table
+
+    rows = [audit_row(None, claimed_epsilon=e, error="InfeasibleBudgetError: x") for e in (1.0, 2.0)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the old plot: "No artists with labels found to put in legend"
+        paths = write_audit_table(rows, tmp_path, title="sweep")
+    assert paths["plot"].read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / TABLE_MD).read_text().count("build failed: InfeasibleBudgetError: x") == 2
+
+
 def test_a_sweep_whose_every_build_failed_exits_non_zero(tmp_path, monkeypatch):
     """`dpsynrag audit --epsilons` with no claim audited (every build failed) exits 1, not 0."""
     import dpsynrag.commands.audit as audit_command

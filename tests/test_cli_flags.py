@@ -168,6 +168,40 @@ def test_audit_errors_name_the_flag(tmp_path, notes, no_models, extra, message):
     assert result.exit_code == 2 and message in _out(result), result.output
 
 
+def test_audit_sweep_errors_name_epsilons(tmp_path, notes, no_models):
+    """A bad claim of --epsilons is named --epsilons (it was named --epsilon, a flag not typed)."""
+    args = ["audit", str(notes), "--out", str(tmp_path / "a"), "--epsilons", "-1", "--delta", "1e-3", "--task", "medical",
+            "--seed", "0"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "error: --epsilons (`epsilon`): Input should be greater than 0 (found -1.0)" in _out(result)
+    result = runner.invoke(app, [*args[:4], "--epsilon", "-1", *args[6:]])
+    assert result.exit_code == 2 and "error: --epsilon (`epsilon`): Input should be greater than 0" in _out(result)
+    assert not (tmp_path / "a").exists()
+
+
+def test_audit_takes_dp_synrag_options_from_the_registry(tmp_path, notes, no_models):
+    """`audit` offers every DP-SynRAG config option of the registry, with its registered help; a typed one reaches
+    the audited build's config (here refused by its validation, named by its flag)."""
+    from rich.markup import escape
+
+    from dpsynrag.commands.audit import audit_command
+    from dpsynrag.methods import get_method
+
+    audit = {p.default.param_decls[0]: p.default.help for p in audit_command.__signature__.parameters.values()
+             if getattr(p.default, "param_decls", None) and p.default.param_decls[0].startswith("--")}
+    config_options = [o for o in get_method("dp-synrag").options if not o.build_only]
+    assert len(config_options) > 40 and all(audit[o.flag] == escape(o.help) for o in config_options)
+    assert not {"--resume", "--ray", "--method", "--preset"} & set(audit)  # build-run options and other methods: not audited
+    args = ["audit", str(notes), "--out", str(tmp_path / "a"), "--epsilon", "10", "--delta", "1e-3", "--task", "medical",
+            "--seed", "0"]
+    result = runner.invoke(app, [*args, "--decoding", "greedy"])
+    assert result.exit_code == 2 and "--decoding (`decoding`): Input should be 'paper', 'public-prior' or" in _out(result)
+    result = runner.invoke(app, [*args, "--threshold-excess-weight", "2"])
+    assert result.exit_code == 2 and "--threshold-excess-weight" in _out(result), result.output
+    assert not (tmp_path / "a").exists()
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [
@@ -181,6 +215,17 @@ def test_audit_errors_name_the_flag(tmp_path, notes, no_models, extra, message):
 def test_eval_errors_name_the_flag(tmp_path, notes, no_models, extra, message):
     result = runner.invoke(app, ["eval", "--out", str(tmp_path / "e"), "--database", str(notes), *extra])
     assert result.exit_code == 2 and message in _out(result), result.output
+
+
+def test_eval_database_file_without_queries_asks_for_queries(tmp_path, notes, no_models):
+    """A document file holds no questions: the error says --queries is needed with --database, instead of
+    blaming the task's validation.jsonl missing from the file's folder."""
+    result = runner.invoke(app, ["eval", "--out", str(tmp_path / "e"), "--database", str(notes), "--methods", "non-rag",
+                                 "--no-plots"])
+    assert result.exit_code == 2, result.output
+    assert ("--database is a document file (notes.jsonl), so the questions to score need --queries too: a query file "
+            f"in the task's format (the task's validation split is not beside it in {tmp_path})") in _out(result)
+    assert "validation.jsonl" not in _out(result) and "Traceback" not in result.output
 
 
 def test_eval_validation_error_is_an_error_message_not_a_traceback(tmp_path, notes, monkeypatch):

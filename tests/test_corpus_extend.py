@@ -1,10 +1,12 @@
 """Issue 30 (2): growing collections. `build NEW --extend CORPUS --out CORPUS2` builds from the new
-documents only and writes one corpus over both builds; disjointness is checked against the owner record's
-fingerprints, overlapping documents compose in the ledger and the report states both guarantees; changed
-models, embedder, task and damaged corpora are refused."""
+documents only and writes one corpus over both builds; documents (persons) already built are found by the
+owner record's fingerprints and left out before anything is read or charged (the count for the owner
+only); the report states both guarantees; changed models, embedder, task, damaged corpora and edited
+fingerprint lists are refused."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 
@@ -17,12 +19,11 @@ from dpsynrag.corpus import SyntheticCorpus
 from dpsynrag.methods.extend import extend_corpus
 from dpsynrag.corpus.format import MANIFEST, manifest_sha256, owner_audit_path
 from dpsynrag.data.io import Document
-from dpsynrag.errors import ConfigError, CorpusError, PrivacyBudgetExceededError
+from dpsynrag.errors import ConfigError, CorpusError, DataError
 from dpsynrag.pipeline.build import build_corpus
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.privacy.conversions import epsilon_from_rho
 from dpsynrag.privacy.ledger import PrivacyLedger
-from dpsynrag.privacy.lifetime import lifetime_epsilon
 
 runner = CliRunner()
 OLD = ["the patient has fever and cough", "the patient has rash on skin", "the doctor has a test of blood",
@@ -71,9 +72,9 @@ def test_extension_holds_both_builds_one_index_and_states_both_guarantees(tmp_pa
     assert m["guarantee"]["several_builds"]["epsilon"] == m["privacy"]["epsilon"] > 10.0
     # the folder holds no overlap count and no fingerprint; the owner record does
     folder = "".join(p.read_text(errors="ignore") for p in (tmp_path / "new").iterdir())
-    assert "units_in_earlier_builds" not in folder and "fingerprints" not in folder
+    assert "dropped" not in folder and "fingerprints" not in folder
     owner = json.loads(owner_audit_path(tmp_path / "new").read_text())
-    assert owner["extension"] == {"new_units": 6, "units_in_earlier_builds": 0, "disjoint_new_units": 6,
+    assert owner["extension"] == {"input_units": 6, "dropped_units": 0, "dropped_documents": 0, "new_units": 6,
                                   "unit_kind": "document"}
     assert owner["fingerprints"]["units"] == 12 and len(owner["builds"]) == 2
     assert owner["fingerprints"]["key"] == json.loads(owner_audit_path(tmp_path / "old").read_text())["fingerprints"]["key"]
@@ -87,22 +88,40 @@ def test_extension_holds_both_builds_one_index_and_states_both_guarantees(tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ledger", "new", "new.owner.json", "old", "old.owner.json"]
 
 
-def test_overlapping_documents_compose_and_are_counted_for_the_owner_only(tmp_path, tiny_lm, base):
+def test_documents_already_built_are_left_out_and_counted_for_the_owner_only(tmp_path, tiny_lm, base):
+    """Documents the corpus already holds are dropped before anything is read: the new build reads and the
+    ledger charges the new ones only (no document reaches two builds), the count goes to the owner record."""
     old, led = base
-    ext = _extend(tmp_path, tiny_lm, led, [*NEW[:4], OLD[0], OLD[3]])
+    ext = _extend(tmp_path, tiny_lm, led, [*NEW[:4], OLD[0], OLD[3], OLD[0]])
     owner = json.loads(owner_audit_path(tmp_path / "new").read_text())
-    assert owner["extension"]["units_in_earlier_builds"] == 2 and owner["extension"]["disjoint_new_units"] == 4
+    assert owner["extension"] == {"input_units": 6, "dropped_units": 2, "dropped_documents": 3, "new_units": 4,
+                                  "unit_kind": "document"}
     assert owner["fingerprints"]["units"] == 10
+    assert owner["builds"][1]["input_fingerprint"]["documents"] == 4  # the new build read the 4 new ones
     u = led.unit_totals()
     r1, r2 = (b["privacy"] for b in ext.manifest["builds"])
-    assert u["at_max"] == 2 and u["max"]["releases"] == 2  # the two shared documents: rho adds
-    assert u["max"]["rho"] == pytest.approx(r1["rho_total"] + r2["rho_total"], rel=1e-12)
-    assert u["max"]["epsilon"] == pytest.approx(lifetime_epsilon(u["max"]["rho"], 0.0, 2e-3), rel=1e-12)
-    # with a lifetime budget between one and two builds, the same overlap is refused before anything is drawn
+    assert (u["units"], u["at_max"], u["max"]["releases"]) == (10, 6, 1)  # nothing read twice: no rho added
+    assert u["max"]["rho"] == r1["rho_total"] > r2["rho_total"]
+    assert led.totals(led.releases()[1].dataset)["units"]["units"] == 4  # charged on the 4 new documents only
+    # a lifetime budget between one and two builds no longer refuses it: the old documents are not read again
     led2 = PrivacyLedger(tmp_path / "ledger", lifetime_epsilon=12.0)
-    with pytest.raises(PrivacyBudgetExceededError, match=r"2 document\(s\) or unit\(s\)"):
-        _extend(tmp_path, tiny_lm, led2, [*NEW[4:], OLD[1], OLD[2]], out="refused")
-    assert not (tmp_path / "refused").exists() and len(led.releases()) == 2
+    _extend(tmp_path, tiny_lm, led2, [*NEW[4:], OLD[1], OLD[2]], out="again")
+    assert led.unit_totals()["max"]["releases"] == 1 and len(led.releases()) == 3
+
+
+def test_an_input_already_built_in_full_is_refused_before_anything_is_read(tmp_path, tiny_lm, base, monkeypatch):
+    from dpsynrag.methods import get_method
+
+    old, led = base
+
+    def no_build(*a, **k):
+        raise AssertionError("the build must not run")
+
+    monkeypatch.setattr(type(get_method("dp-synrag")), "build", no_build)
+    with pytest.raises(DataError, match=r"all 3 document\(s\) of the new documents are already built into") as err:
+        _extend(tmp_path, tiny_lm, led, [OLD[4], OLD[1], OLD[4], OLD[2]])
+    assert not any(t in str(err.value) for t in OLD)  # a count, never text
+    assert len(led.releases()) == 1 and not (tmp_path / "new").exists()
 
 
 def test_an_extension_can_be_extended_again(tmp_path, tiny_lm, base):
@@ -128,6 +147,48 @@ def test_a_changed_model_embedder_or_task_is_refused_before_anything_runs(tmp_pa
     with pytest.raises(ConfigError, match="embedder loads as"):  # the same spec, another index dimension
         _extend(tmp_path, tiny_lm, led, NEW, embedder=HashEmbedder(dim=32))
     assert len(led.releases()) == 1 and not (tmp_path / "new").exists()
+
+
+def test_a_changed_default_model_is_named_by_its_resolved_name(tmp_path, tiny_lm, base):
+    from dpsynrag.models._defaults import smollm2_name
+
+    old, led = base  # built with the default model (config.model None), recorded by its loaded name
+    with pytest.raises(ConfigError) as err:
+        _extend(tmp_path, tiny_lm, led, NEW, config=_config(epsilon=8.0, model="another-model"))
+    assert (f"model (the default {old.manifest['model']['name']!r} before, 'another-model' now: --model)"
+            in str(err.value))
+    build_corpus(OLD, tmp_path / "named", _config(model="my-model"), lm=tiny_lm, embedder=HashEmbedder(), ledger=led)
+    with pytest.raises(ConfigError) as err:  # built with a named model, extended with the default
+        _extend(tmp_path, tiny_lm, led, NEW, src="named")
+    assert f"model ('my-model' before, the default {smollm2_name()!r} now: --model)" in str(err.value)
+    with pytest.raises(ConfigError) as err:
+        _extend(tmp_path, tiny_lm, led, NEW, config=_config(epsilon=8.0, task="medical"))
+    assert "task (none before, 'medical' now: --task)" in str(err.value) and "None" not in str(err.value)
+
+
+def test_an_edited_fingerprint_list_is_refused(tmp_path, tiny_lm, base):
+    """Removing a fingerprint from the owner record (so that document would be read again unnoticed) fails
+    the list's checksum, even with its count fixed up; the untouched record passes."""
+    old, led = base
+    path = owner_audit_path(tmp_path / "old")
+    original = path.read_text()
+    owner = json.loads(original)
+    fp = owner["fingerprints"]
+    fp["fingerprints"] = fp["fingerprints"][1:]
+    fp["units"] -= 1
+    path.write_text(json.dumps(owner))
+    with pytest.raises(CorpusError, match=r"fingerprint list in the owner-only record .* fails its checksum"):
+        _extend(tmp_path, tiny_lm, led, NEW)
+    del fp["sha256"]  # a record without its checksum is refused alike
+    path.write_text(json.dumps(owner))
+    with pytest.raises(CorpusError, match="fails its checksum"):
+        _extend(tmp_path, tiny_lm, led, NEW)
+    assert len(led.releases()) == 1 and not (tmp_path / "new").exists()
+    path.write_text(original)
+    _extend(tmp_path, tiny_lm, led, NEW)  # the record as written passes
+    grown = json.loads(owner_audit_path(tmp_path / "new").read_text())["fingerprints"]
+    body = {k: v for k, v in grown.items() if k != "sha256"}  # the extension's union is sealed anew
+    assert grown["sha256"] == hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def test_another_kind_of_privacy_unit_is_refused(tmp_path, tiny_lm, base):
@@ -189,11 +250,14 @@ def test_cli_build_extend(tmp_path, tiny_lm, base, monkeypatch):
     m = SyntheticCorpus.load(tmp_path / "grown").manifest
     one, both = m["guarantee"]["one_build"], m["guarantee"]["several_builds"]
     assert f"in one build only: epsilon={one['epsilon']:.4f}" in out and f"epsilon={both['epsilon']:.4f}" in out
-    assert "1 of the 7 new documents were in an earlier build" in out
-    assert [r.kind for r in PrivacyLedger(tmp_path / "ledger").releases()] == ["build", "extension"]
+    assert ("1 of INPUT's 7 documents (1 document(s)) were already built into the corpus and were left out (not "
+            "read, not charged); this build read the 6 new ones") in out
+    led = PrivacyLedger(tmp_path / "ledger")
+    assert [r.kind for r in led.releases()] == ["build", "extension"]
+    assert led.totals(led.releases()[1].dataset)["units"]["units"] == 6
     report = runner.invoke(app, ["report", str(tmp_path / "grown")])
     assert report.exit_code == 0 and "extended corpus, 2 builds" in " ".join(report.output.split())
-    assert "earlier build" not in report.output  # the overlap is the owner's: never in what the corpus shows
+    assert "left out" not in report.output  # the count is the owner's: never in what the corpus shows
     result = runner.invoke(app, [*args[:5], str(tmp_path / "again"), *args[6:], "--embedder", "other"])
     assert result.exit_code == 2 and "changed: embedder" in " ".join(result.output.split())
     assert math.isfinite(both["epsilon"])
@@ -207,13 +271,13 @@ def test_a_corpus_grows_in_place_with_overwrite(tmp_path, tiny_lm, base):
     assert len(SyntheticCorpus.load(tmp_path / "old").manifest["builds"]) == 2
     assert len(grown.records) > len(old.records)
     owner = json.loads(owner_audit_path(tmp_path / "old").read_text())
-    assert owner["fingerprints"]["units"] == 12 and owner["extension"]["disjoint_new_units"] == 6
+    assert owner["fingerprints"]["units"] == 12 and owner["extension"]["new_units"] == 6
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ledger", "old", "old.owner.json"]
 
 
 def test_per_person_extension_keys_persons_in_the_owner_record_and_the_ledger(tmp_path, tiny_lm):
-    """With --privacy-unit-field the fingerprints are of person keys: a new note of a person of the corpus
-    is an overlap (composes), whatever its text."""
+    """With --privacy-unit-field the fingerprints are of person keys: every new note of a person the corpus
+    holds is left out, whatever its text, so no person reaches two builds."""
     led = PrivacyLedger(tmp_path / "ledger")
     old = [Document(id=str(i), text=t, unit=f"p{i // 2}") for i, t in enumerate(OLD)]  # persons p0, p1, p2
     new = [Document(id=f"n{i}", text=t, unit=f"p{i + 2}") for i, t in enumerate(NEW[:4])]  # p2 again, p3-p5 new
@@ -221,18 +285,18 @@ def test_per_person_extension_keys_persons_in_the_owner_record_and_the_ledger(tm
                  ledger=led)
     ext = _extend(tmp_path, tiny_lm, led, new, config=_config(epsilon=8.0, privacy_unit_field="patient"))
     owner = json.loads(owner_audit_path(tmp_path / "new").read_text())
-    assert owner["extension"] == {"new_units": 4, "units_in_earlier_builds": 1, "disjoint_new_units": 3,
+    assert owner["extension"] == {"input_units": 4, "dropped_units": 1, "dropped_documents": 1, "new_units": 3,
                                   "unit_kind": "unit"}
     u = led.unit_totals()
-    # 6 persons and the 10 notes by their texts (a per-person release also charges each document it read)
-    assert (u["units"], u["unit_kind"], u["at_max"], u["max"]["releases"]) == (6 + len(old) + 4, "unit", 1, 2)
+    # 6 persons and the 9 notes read, by their texts (a per-person release also charges each document it read);
+    # at the maximum: the first build's 3 persons and 6 notes, each read once
+    assert (u["units"], u["unit_kind"], u["at_max"], u["max"]["releases"]) == (6 + len(old) + 3, "unit", 9, 1)
     assert "person" in ext.manifest["privacy"]["neighbouring_relation"]
     with pytest.raises(ConfigError, match="privacy_unit_field"):  # per person before, per document now
         _extend(tmp_path, tiny_lm, led, NEW, out="again")
 
 
 def test_a_build_owner_record_holds_keyed_fingerprints_of_its_documents(tmp_path, base):
-    import hashlib
     import hmac
 
     fp = json.loads(owner_audit_path(tmp_path / "old").read_text())["fingerprints"]
@@ -241,5 +305,7 @@ def test_a_build_owner_record_holds_keyed_fingerprints_of_its_documents(tmp_path
                       for t in OLD)
     assert fp["fingerprints"] == expected and fp["units"] == 6 and fp["unit_kind"] == "document"
     assert fp["algorithm"] == "hmac-sha256-128" and len(key) == 32
+    body = {"algorithm": fp["algorithm"], "key": fp["key"], "unit_kind": "document", "units": 6, "fingerprints": expected}
+    assert fp["sha256"] == hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     other = json.loads(owner_audit_path(tmp_path / "old").read_text())  # never the texts themselves
     assert not any(t in json.dumps(other) for t in OLD)

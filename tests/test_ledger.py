@@ -216,3 +216,65 @@ def test_cli_ledger_show_and_dp_rag_queries_across_calls(tmp_path, data_file, mo
     result = runner.invoke(app, [*base, "--lifetime-epsilon", "2", "again?"])  # 3 x 2 basic, ~3.5 zCDP > 2
     assert result.exit_code == 2 and "lifetime epsilon" in " ".join(result.output.split())
     assert len(PrivacyLedger(tmp_path / "led").releases()) == 2
+
+
+def _build_args(tmp_path, data_file, out="c"):
+    return ["build", str(data_file), "--out", str(tmp_path / out), "--epsilon", "8", "--delta", "1e-3", "--text-field",
+            "body", "--no-self-filter", "--K", "3", "--R", "2", "--L", "1", "--k", "2", "--T", "2", "--extractor",
+            "rarity", "--seed", "0", "--preset", "paper", "--ledger", str(tmp_path / "led")]
+
+
+def test_cli_a_build_failing_after_its_charge_says_the_charge_stands(tmp_path, data_file, monkeypatch, tiny_lm):
+    """The ledger records a build before its first draw; when it fails after that, the error says that the
+    charge stands (epsilon, release, ledger path), for a library error and an unexpected one alike."""
+    from dpsynrag.corpus.writer import CorpusWriter
+    from dpsynrag.errors import CorpusError, ModelLoadError
+    from dpsynrag.models import Embedder, LanguageModel
+
+    monkeypatch.setattr(LanguageModel, "load", classmethod(lambda cls, *a, **k: tiny_lm))
+    monkeypatch.setattr(Embedder, "load", classmethod(lambda cls, *a, **k: HashEmbedder(dim=32)))
+
+    def disk_full(self, *a, **k):
+        raise CorpusError("cannot write the corpus folder: disk full")
+
+    monkeypatch.setattr(CorpusWriter, "finish_with_owner", disk_full)
+    result = runner.invoke(app, _build_args(tmp_path, data_file))
+    assert result.exit_code == 2, result.output
+    led = PrivacyLedger(tmp_path / "led")
+    (r,) = led.releases()
+    out = " ".join(result.output.split())
+    assert "disk full" in out
+    assert (f"The privacy ledger charge stands: this build was charged epsilon={lifetime_epsilon(r.rho, r.delta_terms, 1e-3):.4f} "
+            f"(rho={r.rho:.6g}, delta=0.001; release {r.id} in {led.path}) before it failed") in out
+    assert lifetime_epsilon(r.rho, r.delta_terms, r.delta) == pytest.approx(8.0, rel=1e-6)  # the build's epsilon
+
+    def crash(self, *a, **k):
+        raise RuntimeError("unexpected")
+
+    monkeypatch.setattr(CorpusWriter, "finish_with_owner", crash)
+    result = runner.invoke(app, _build_args(tmp_path, data_file, out="c2"))
+    assert isinstance(result.exception, RuntimeError)
+    r2 = led.releases()[-1]
+    assert r2.id == r.id + 1 and f"release {r2.id} in {led.path}" in " ".join(result.output.split())
+
+    def no_model(cls, *a, **k):
+        raise ModelLoadError("no such model")
+
+    monkeypatch.setattr(LanguageModel, "load", classmethod(no_model))  # fails before the charge: nothing to say
+    result = runner.invoke(app, _build_args(tmp_path, data_file, out="c3"))
+    assert result.exit_code == 2 and "no such model" in result.output
+    assert "charge stands" not in result.output and len(led.releases()) == 2
+
+
+def test_cli_ledger_show_refuses_a_missing_ledger_and_never_creates_one(tmp_path, monkeypatch):
+    typo = tmp_path / "ledgr"
+    result = runner.invoke(app, ["ledger", "show", "--ledger", str(typo)])
+    assert result.exit_code == 2
+    assert f"no privacy ledger at {typo / 'ledger.sqlite'} (--ledger)" in " ".join(result.output.split())
+    assert not typo.exists()
+    monkeypatch.setenv(LEDGER_ENV, str(typo))  # the default folder too
+    result = runner.invoke(app, ["ledger", "show", "--json"])
+    assert result.exit_code == 2 and not typo.exists()
+    PrivacyLedger(typo)  # an existing, empty ledger is shown
+    result = runner.invoke(app, ["ledger", "show", "--ledger", str(typo)])
+    assert result.exit_code == 0 and "no release recorded" in result.output

@@ -88,6 +88,24 @@ def test_most_spent_unit_and_how_many_are_at_it(tmp_path):
     assert shown["units"]["at_max"] == 5 and shown["units"]["max"]["rho"] == 2.0
 
 
+def test_cli_ledger_show_file_leads_with_the_most_spent_document(tmp_path):
+    """`ledger show FILE` for a collection never released as such opens with the per-document maximum (the
+    number the lifetime budget checks), not with the exact set's spend of 0."""
+    led = PrivacyLedger(tmp_path / "led")
+    _charge(led, TICKETS[:10], "a")
+    _charge(led, TICKETS[5:15], "b")
+    data = tmp_path / "sub.jsonl"
+    data.write_text("".join(json.dumps({"text": t}) + "\n" for t in TICKETS[5:10]))  # all five read twice
+    result = runner.invoke(app, ["ledger", "show", str(data), "--ledger", str(tmp_path / "led")])
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert out.startswith(f"dataset {dataset_fingerprint(TICKETS[5:10])}: most-spent document: lifetime "
+                          f"epsilon={TWO:.4f}")
+    assert "5 of 5 document(s) at it" in out
+    exact = "releases on exactly this collection: epsilon at summed delta 0: 0.0000 (Bun-Steinke)"
+    assert out.index("most-spent document") < out.index(exact)
+
+
 def test_budget_set_on_a_collection_binds_its_subsets_and_supersets(tmp_path):
     led = PrivacyLedger(tmp_path)
     docs = TICKETS[:300]

@@ -18,12 +18,13 @@ from rich.table import Table
 from dpsynrag.commands.common import console, fail, seed_warning, warn_content
 from dpsynrag.commands.ledger import LEDGER_HELP, LIFETIME_HELP, open_ledger, summary_line
 from dpsynrag.commands.options import (
+    RegistryCommand,
     choose_method,
-    in_panel_order,
+    document_params,
     keyword_param,
     method_fields,
     method_options,
-    option_param,
+    model_params,
 )
 from dpsynrag.errors import ConfigError, DpsynragError
 from dpsynrag.methods import Method, Option, methods
@@ -114,45 +115,17 @@ def _estimate(config, method: Method, expected: int | None, *, self_filter: bool
     return lm, embedder
 
 
-class RegistryCommand:
-    """A typer command whose options are its ``common()`` parameters plus the registered methods' options,
-    read from the registry each time the command line is parsed (so a method registered later is offered)."""
-
-    build_options = True
-
-    def choices(self) -> list[Method]:
-        return [m for m in methods("corpus") if not m.ablation]
-
-    def common(self) -> list[inspect.Parameter]:
-        raise NotImplementedError
-
-    @property
-    def __signature__(self) -> inspect.Signature:
-        params = [keyword_param("ctx", inspect.Parameter.empty, typer.Context), *self.common()]
-        taken = {p.name for p in params}
-        choices = self.choices()
-        owners: dict[str, dict[str, list[str]]] = {}  # flag -> help -> methods
-        for method in choices:
-            for option in method.options:
-                owners.setdefault(option.flag, {}).setdefault(option.help, []).append(method.name)
-        params += [option_param(o, owners[o.flag], [m.name for m in choices])
-                   for o in method_options(choices, build=self.build_options) if o.param not in taken]
-        return inspect.Signature(in_panel_order(params))
-
-    @property
-    def __annotations__(self) -> dict[str, Any]:  # read by typing.get_type_hints
-        return {p.name: p.annotation for p in self.__signature__.parameters.values()}
-
-
-def _interrupted(out: Path, how: str, code: int) -> None:
-    """The last message of an interrupted build (its checkpoint folder and the --resume command), on stderr;
-    exit with ``code``."""
+def _interrupted(out: Path, how: str, code: int, note: str | None = None) -> None:
+    """The last message of an interrupted build on stderr (``note`` first: the ledger charge that stands, which
+    a resumed build does not charge again; then its checkpoint folder and the --resume command, the action
+    left to take); exit with ``code``."""
     from rich.markup import escape
 
     from dpsynrag.commands.common import err_console
     from dpsynrag.pipeline.checkpoint import interruption_message
 
-    err_console.print(escape(interruption_message(out, how)), style="bold yellow", highlight=False)
+    message = ("" if note is None else f"{note} ") + interruption_message(out, how)
+    err_console.print(escape(message), style="bold yellow", highlight=False)
     raise typer.Exit(code=code)
 
 
@@ -172,9 +145,31 @@ def _owner_summary(audit: Path, seconds: float) -> None:
     console.print(f"total wall time: {format_seconds(seconds)}")
 
 
+def _charge_note(ledger, out: Path, after_id: int | None) -> str | None:
+    """The sentence a failed build's error ends with when the ledger was charged for it (a release labelled
+    ``out`` recorded after release ``after_id``): the charge stands (noise may have been drawn), so the
+    user knows the budget is spent. None when nothing was charged."""
+    if ledger is None or after_id is None:
+        return None
+    from dpsynrag.privacy.lifetime import lifetime_epsilon
+
+    try:
+        charged = [r for r in ledger.releases() if r.id > after_id and r.label == str(out.resolve())]
+    except DpsynragError:
+        return None
+    if not charged:
+        return None
+    r = charged[-1]
+    eps = lifetime_epsilon(r.rho, r.delta_terms, r.delta)
+    return (f"The privacy ledger charge stands: this build was charged epsilon={eps:.4f} (rho={r.rho:.6g}, "
+            f"delta={r.delta:g}; release {r.id} in {ledger.path}) before it failed, since noise may have been "
+            "drawn: that budget is spent (dpsynrag ledger show).")
+
+
 def _say_extension(corpus, out: Path) -> None:
     """An extended corpus's guarantee for both cases (public), and the owner-only count of new documents
-    (units) that an earlier build held (from the owner record beside ``out``; never in the folder)."""
+    (units) left out because the corpus already held them (from the owner record beside ``out``; never in
+    the folder)."""
     import json
 
     from dpsynrag.methods.extend import describe_guarantee
@@ -185,12 +180,10 @@ def _say_extension(corpus, out: Path) -> None:
         ext = json.loads(owner_audit_path(out).read_text(encoding="utf-8"))["extension"]
     except (OSError, ValueError, KeyError):
         return
-    console.print(f"owner-only (not DP, never publish): {ext['units_in_earlier_builds']} of the {ext['new_units']} new "
-                  f"{ext['unit_kind']}s were in an earlier build (they compose); {ext['disjoint_new_units']} are new.")
-    if ext["units_in_earlier_builds"] and ext["unit_kind"] == "document":
-        console.print(f"[bold yellow]warning:[/] {ext['units_in_earlier_builds']} of INPUT's documents were already "
-                      "built into the extended corpus: this build read them again and spent its epsilon on them a "
-                      "second time (the ledger composes it). Give --extend only the documents added since.")
+    console.print(f"owner-only (not DP, never publish): {ext['dropped_units']} of INPUT's {ext['input_units']} "
+                  f"{ext['unit_kind']}s ({ext['dropped_documents']} document(s)) were already built into the corpus "
+                  f"and were left out (not read, not charged); this build read the {ext['new_units']} new ones.",
+                  markup=False, highlight=False)
 
 
 class BuildCommand(RegistryCommand):
@@ -203,7 +196,7 @@ class BuildCommand(RegistryCommand):
         return [
             keyword_param("input", typer.Argument(..., help="Private collection: JSONL, CSV or Parquet file (or a task's data folder with --task)."), Path),
             keyword_param("out", typer.Option(..., "--out", help="Corpus folder to create."), Path),
-            keyword_param("extend", typer.Option(None, "--extend", metavar="CORPUS", help="Grow CORPUS: build from INPUT, which should hold only the documents added since CORPUS was built (every document of INPUT is read and pays this build's epsilon, also one CORPUS already holds; same method, model, embedder, task and --privacy-unit-field) and write --out holding CORPUS's texts and the new ones, one index, one report listing both builds. A document (person) in no earlier build costs only this build's epsilon; one in both composes. Needs CORPUS.owner.json beside it."), Optional[Path]),
+            keyword_param("extend", typer.Option(None, "--extend", metavar="CORPUS", help="Grow CORPUS: build from INPUT's documents that CORPUS does not hold yet (those already built, or with --privacy-unit-field every document of a person CORPUS holds, are left out before anything is read or charged: their count is printed; same method, model, embedder, task and --privacy-unit-field) and write --out holding CORPUS's texts and the new ones, one index, one report listing both builds. The new documents (persons) cost only this build's epsilon. Needs CORPUS.owner.json beside it."), Optional[Path]),
             keyword_param("epsilon", typer.Option(..., "--epsilon", help="Target epsilon (> 0)."), float),
             keyword_param("delta", typer.Option(..., "--delta", help="Target total delta, in (0, 1)."), float),
             keyword_param("method", typer.Option("dp-synrag", "--method", help=f"The method: {names}."), str),
@@ -214,13 +207,10 @@ class BuildCommand(RegistryCommand):
             keyword_param("task", typer.Option(None, "--task", help="Public task (medical, movielens, ...): its self-filter and answer prompts."), Optional[str]),
             keyword_param("filter_prompt", typer.Option(None, "--filter-prompt", help="Self-filter prompt with {document} (instead of --task)."), Optional[str]),
             keyword_param("no_self_filter", typer.Option(False, "--no-self-filter", help="Keep every synthetic text (ablation)."), bool),
-            keyword_param("model", typer.Option(None, "--model", help="Language model: hub id, folder or GGUF file (default: offline SmolLM2-135M-Instruct)."), Optional[str]),
-            keyword_param("embedder", typer.Option(None, "--embedder", help="Sentence-transformers model id or folder (default: offline all-MiniLM-L6-v2)."), Optional[str]),
+            *model_params(),
             keyword_param("seed", typer.Option(None, "--seed", help="Seed: reproducible output, NOT for release (default: secure randomness)."), Optional[int]),
             keyword_param("conversion", typer.Option(None, "--conversion", help="rho->epsilon conversion used to calibrate: bun-steinke (default) | cks."), Optional[str]),
-            keyword_param("max_document_tokens", typer.Option(None, "--max-document-tokens", help="Truncate each document to this many tokens (default 256)."), Optional[int]),
-            keyword_param("text_field", typer.Option("text", "--text-field", help="Field holding the document text."), str),
-            keyword_param("id_field", typer.Option(None, "--id-field", help="Field holding a unique document id."), Optional[str]),
+            *document_params(),
             keyword_param("identifier_field", typer.Option(None, "--identifier-field", metavar="NAME", help="Field holding direct identifiers (names, e-mails, account numbers; repeat for several): each document's own values are redacted from its text before any model reads it."), Optional[list[str]]),
             keyword_param("redact_pii", typer.Option(False, "--redact-pii", help="Replace the personal identifiers that Microsoft Presidio's rule-based recognizers find in each document's text (e-mails, phone numbers, card numbers, IBANs, IP addresses, URLs, US SSNs, Bitcoin addresses, MAC addresses; no NER: not names) before any model reads it (pip install 'dpsynrag[pii]')."), bool),
             keyword_param("identifier_placeholder", typer.Option(None, "--identifier-placeholder", help="Public text replacing a redacted identifier (default [REDACTED]; needs --identifier-field or --redact-pii)."), Optional[str]),
@@ -238,6 +228,7 @@ class BuildCommand(RegistryCommand):
 
         t_start = time.perf_counter()
         flags: dict[str, str] = {}
+        ledger, charged_after = None, None  # a failure after the ledger charged this build says so
         try:
             identifier_fields = tuple(values["identifier_field"] or ())
             if values["identifier_placeholder"] is not None and not (identifier_fields or values["redact_pii"]):
@@ -298,6 +289,7 @@ class BuildCommand(RegistryCommand):
                 documents = task.load_database(documents)
             seed_warning(values["seed"])
             ledger = open_ledger(values["ledger"], values["lifetime_epsilon"])
+            charged_after = max((r.id for r in ledger.releases()), default=0)
             lm, embedder = _estimate(config, method, values["expected_documents"],
                                      self_filter=filter_prompt is not None, dry_run=False)
             if lm is not None:
@@ -317,14 +309,21 @@ class BuildCommand(RegistryCommand):
             fail(exc, flags)
             return
         except (DpsynragError, FileExistsError) as exc:
-            fail(exc, {"path": "INPUT", "out_dir": "--out", **flags})
+            fail(exc, {"path": "INPUT", "out_dir": "--out", **flags}, _charge_note(ledger, values["out"], charged_after))
             return
         except KeyboardInterrupt:  # Ctrl-C: one last message, exit 130 (128 + SIGINT)
-            _interrupted(values["out"], "Ctrl-C", 128 + signal.SIGINT)
+            _interrupted(values["out"], "Ctrl-C", 128 + signal.SIGINT, _charge_note(ledger, values["out"], charged_after))
         except SystemExit as exc:  # SIGTERM (dpsynrag.cli turns it into SystemExit(143)): the same, exit 143
             if exc.code != 128 + signal.SIGTERM:
                 raise
-            _interrupted(values["out"], "SIGTERM", exc.code)
+            _interrupted(values["out"], "SIGTERM", exc.code, _charge_note(ledger, values["out"], charged_after))
+        except Exception:  # an unexpected failure: its traceback follows the note
+            from dpsynrag.commands.common import err_console
+
+            note = _charge_note(ledger, values["out"], charged_after)
+            if note:
+                err_console.print(note, style="bold red", markup=False, highlight=False)
+            raise
         out = values["out"]
         console.print(corpus.privacy_report.table())
         m = corpus.manifest

@@ -15,11 +15,12 @@ console = Console(width=None if sys.stdout.isatty() else 140)
 err_console = Console(stderr=True, soft_wrap=True)
 
 
-def fail(exc: Exception, flags: dict[str, str] | None = None) -> None:
+def fail(exc: Exception, flags: dict[str, str] | None = None, note: str | None = None) -> None:
     """Print ``exc`` naming the flags the user typed (:func:`dpsynrag.checks.error_message`; ``flags``: the
-    command's own field -> flag pairs) and exit with code 2. The message is printed as written (brackets
-    such as ``'dpsynrag[pii]'`` are not Rich markup)."""
-    err_console.print(f"[bold red]error:[/] {escape(error_message(exc, flags))}")
+    command's own field -> flag pairs), then ``note`` when given, and exit with code 2. The message is
+    printed as written (brackets such as ``'dpsynrag[pii]'`` are not Rich markup)."""
+    message = error_message(exc, flags) + ("" if note is None else f" {note}")
+    err_console.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code=2)
 
 

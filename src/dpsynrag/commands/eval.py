@@ -49,7 +49,7 @@ def _ints(text: Optional[str], name: str) -> Optional[list[int]]:
 def eval_command(
     task: str = typer.Option("medical", "--task", help="Task: medical | movielens | searchqa | package.module:Class."),
     database: Optional[Path] = typer.Option(None, "--database", help="The task's data folder or a database file (default: the task's folder under shared/)."),
-    queries: Optional[Path] = typer.Option(None, "--queries", help="Query file in the task's format (default: the task's validation split)."),
+    queries: Optional[Path] = typer.Option(None, "--queries", help="Query file in the task's format (default: the task's validation split; needed with a --database file)."),
     privacy_unit_field: Optional[str] = typer.Option(None, "--privacy-unit-field", help="DP-SynRAG per person: the --database file's field holding each document's person key (the other methods stay per document)."),
     methods: Optional[str] = typer.Option(
         None, "--methods",

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from dpsynrag.errors import ConfigError, DpsynragError
-from dpsynrag.privacy.ledger import PrivacyLedger
+from dpsynrag.privacy.ledger import LEDGER_FILE, PrivacyLedger, default_ledger_dir
 
 ledger_app = typer.Typer(
     help="The privacy-budget ledger: what every build and DP-RAG query released from each dataset, and lifetime budgets.",
@@ -32,8 +32,24 @@ LIFETIME_HELP = (
 )
 
 
-def open_ledger(directory: Optional[Path], lifetime_epsilon: Optional[float] = None) -> PrivacyLedger:
-    """The ledger of ``--ledger`` (None: the default folder) with ``--lifetime-epsilon``."""
+def open_ledger(directory: Optional[Path], lifetime_epsilon: Optional[float] = None, *,
+                existing: bool = False) -> PrivacyLedger:
+    """The ledger of ``--ledger`` (None: the default folder) with ``--lifetime-epsilon``.
+
+    Args:
+        existing: a reading command's ledger: a missing one is refused, never created (a mistyped
+            --ledger would otherwise show an empty new ledger).
+
+    Raises:
+        ConfigError: ``existing`` and there is no ledger file in the folder; as :class:`PrivacyLedger`.
+    """
+    if existing:
+        folder = Path(directory).expanduser() if directory is not None else default_ledger_dir()
+        if not (folder / LEDGER_FILE).is_file():
+            raise ConfigError(
+                f"no privacy ledger at {folder / LEDGER_FILE} (--ledger): check the folder. A ledger is made by the "
+                "first build or DP-RAG query that records a release there (or by `dpsynrag ledger set-budget`)."
+            )
     return PrivacyLedger(directory, lifetime_epsilon=lifetime_epsilon)
 
 
@@ -107,14 +123,15 @@ def show(
     unit_field: Optional[str] = typer.Option(None, "--privacy-unit-field", help="Field holding each document's person key, as the builds read it (DATASET file): the ledger then counts persons."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Print each dataset's releases and its lifetime total under both conversions (Bun-Steinke, tight CKS),
-    and its most-spent document (or privacy unit) with how many documents are at that maximum.
+    """Print each dataset's most-spent document (or privacy unit) with how many documents are at that
+    maximum (the number the lifetime budget checks), then its releases and their total under both
+    conversions (Bun-Steinke, tight CKS). A missing ledger is refused (never created).
 
     Releases compose in zCDP: rho adds, delta adds; epsilon is converted once at the summed delta. A
     document's spend counts every release that read it, from any file; the lifetime budget is checked for
     the most-spent one."""
     try:
-        led = open_ledger(ledger)
+        led = open_ledger(ledger, existing=True)
         names = ([_resolve_dataset(led, dataset, task=task, text_field=text_field, id_field=id_field,
                                   unit_field=unit_field)]
                  if dataset else led.datasets())
@@ -130,24 +147,25 @@ def show(
         console.print(f"ledger {led.path}: no release recorded.")
         return
     for name, entry in data.items():
-        table = Table(title=f"dataset {name}")
+        t = entry["totals"]
+        most = most_spent_line(t["units"])
+        console.print(f"dataset {name}: {most} (counting releases on every collection that held it; the lifetime "
+                      "budget is checked for it)." if most else
+                      f"dataset {name}: documents not registered yet (recorded by an older ledger): give the input "
+                      "file, `dpsynrag ledger show FILE`, to carry its releases onto its documents.")
+        table = Table(title=f"releases on exactly dataset {name}")
         for col in ("#", "when (UTC)", "kind", "method", "runs", "rho", "delta terms", "delta", "output"):
             table.add_column(col, justify="right" if col in ("#", "runs", "rho", "delta terms", "delta") else "left")
         for r in entry["releases"]:
             table.add_row(str(r["id"]), r["created"], r["kind"], r["method"], str(r["count"]), f"{r['rho']:.6g}",
                           f"{r['delta_terms']:.3g}", f"{r['delta']:.3g}", r["label"])
-        t = entry["totals"]
         table.add_section()
         table.add_row("total", "", "", "", "", f"{t['rho']:.6g}", f"{t['delta_terms']:.3g}", f"{t['delta']:.3g}", "")
         console.print(table)
         console.print(
-            f"lifetime epsilon at summed delta {t['delta']:.3g}: {_fmt_eps(t['epsilon'])} (Bun-Steinke), "
-            f"{_fmt_eps(t['epsilon_tight'])} (tight, CKS)"
+            f"releases on exactly this collection: epsilon at summed delta {t['delta']:.3g}: {_fmt_eps(t['epsilon'])} "
+            f"(Bun-Steinke), {_fmt_eps(t['epsilon_tight'])} (tight, CKS)"
         )
-        most = most_spent_line(t["units"])
-        console.print(f"{most} (counting releases on every collection that held it)." if most else
-                      "documents not registered yet (recorded by an older ledger): give the input file, "
-                      "`dpsynrag ledger show FILE`, to carry its releases onto its documents.")
         b = t["budget"]
         if b is not None:
             delta = "" if b["delta"] is None else f", summed delta at most {b['delta']:g}"

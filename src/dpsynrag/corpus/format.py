@@ -70,15 +70,35 @@ def owner_fingerprints(documents: Sequence[Document], *, key: bytes | None = Non
         extra: fingerprints (hex) of earlier builds to keep with these (an extension's union).
 
     Returns:
-        ``{"algorithm", "key", "unit_kind" ("document" or "unit"), "units" (count), "fingerprints"}``.
+        ``{"algorithm", "key", "unit_kind" ("document" or "unit"), "units" (count), "fingerprints", "sha256"}``
+        (``sha256``: :func:`fingerprints_sha256` of the rest).
     """
     from dpsynrag.privacy.fingerprints import scan_collection
 
     key = secrets.token_bytes(32) if key is None else key
     _, units, with_units = scan_collection(documents, key, unit_ids=unit_ids)
     fps = sorted({u.hex() for u in units} | set(extra))
-    return {"algorithm": FINGERPRINT_ALGORITHM, "key": key.hex(), "unit_kind": "unit" if with_units else "document",
-            "units": len(fps), "fingerprints": fps}
+    return sealed_fingerprints({"algorithm": FINGERPRINT_ALGORITHM, "key": key.hex(),
+                                "unit_kind": "unit" if with_units else "document", "units": len(fps),
+                                "fingerprints": fps})
+
+
+def fingerprints_sha256(fingerprints: dict) -> str:
+    """SHA-256 (hex) of an owner record's ``fingerprints`` without its ``sha256`` field (canonical JSON:
+    sorted keys, no spaces), the checksum ``dpsynrag build --extend`` checks before it trusts the list.
+
+    Like the corpus folder's checksums it detects an edited or damaged list (a fingerprint removed by hand
+    would let the extension read that document again unnoticed), not a forger who recomputes it."""
+    body = {k: v for k, v in fingerprints.items() if k != "sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def sealed_fingerprints(fingerprints: dict) -> dict:
+    """``fingerprints`` (an owner record's, :func:`owner_fingerprints`) with ``units`` set to its count and
+    its checksum ``sha256`` (:func:`fingerprints_sha256`) set."""
+    body = {k: v for k, v in fingerprints.items() if k != "sha256"}
+    body["units"] = len(body["fingerprints"])
+    return {**body, "sha256": fingerprints_sha256(body)}
 
 
 def extension_guarantee(builds: Sequence[dict], composed: dict) -> dict:

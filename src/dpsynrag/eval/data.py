@@ -136,7 +136,15 @@ def load_eval_data(config: EvalConfig) -> EvalData:
         queries = task.load_queries(config.queries, limit=p.questions)
         queries_path = str(config.queries.resolve())
     else:
-        queries = task.load_queries(None, limit=p.questions, split="validation")
+        try:
+            queries = task.load_queries(None, limit=p.questions, split="validation")
+        except DpsynragError:
+            if folder is not None or db is None:
+                raise
+            raise DataError(  # a document file gives no questions: the task's split is looked for beside it
+                f"`database` is a document file ({db.name}), so the questions to score need `queries` too: a query "
+                f"file in the task's format (the task's validation split is not beside it in {db.parent})."
+            ) from None
         queries_path = f"{task.name} validation split"
     if not queries:
         raise DataError("no evaluation question.")

@@ -8,23 +8,34 @@ configuration and privacy report, and whose ``privacy`` report composes them all
 
 Privacy (per privacy unit: a document, or a person with ``--privacy-unit-field``):
 
-* a unit that appears in no earlier build of the corpus changes the new build only: the builds read
-  disjoint sets of such units, so it is covered by the new build's own (ε, δ) (parallel composition;
-  McSherry 2009, PINQ, Theorem 4);
-* a unit that appears in an earlier build too changes both: they compose in zCDP, ρ adds (Bun & Steinke
-  2016, Lemma 2.3), at most the manifest's ``privacy`` report (all builds composed).
-
-The manifest's ``guarantee`` (:func:`~dpsynrag.corpus.format.extension_guarantee`) states both; which
-units are in which case is never published. Disjointness is checked against the keyed fingerprints in the
-earlier build's owner-only record (``CORPUS.owner.json``; :func:`~dpsynrag.corpus.format.owner_fingerprints`),
-never by reading the earlier private data; the count of new units found there goes to the new owner
-record only (``extension``). The privacy ledger records the new build as kind ``"extension"`` on its own
-documents, where it composes per unit with every earlier release that read them
-(:mod:`dpsynrag.privacy.ledger`).
+* **Units already built are left out.** Before anything is loaded or drawn, every new document whose unit
+  fingerprint (keyed hash of its text, or of its person key;
+  :func:`~dpsynrag.privacy.fingerprints.unit_fingerprint_per_document`) is in the earlier builds' owner-only
+  record (``CORPUS.owner.json``; :func:`~dpsynrag.corpus.format.owner_fingerprints`) is dropped from the
+  new build: a document built
+  before, or with ``--privacy-unit-field`` every document of a person the corpus already holds (a known
+  person's later notes need a rebuild of the whole collection). The new build reads, and the ledger charges
+  (kind ``"extension"``, :mod:`dpsynrag.privacy.ledger`), only the remaining units; the number dropped goes
+  to the new owner record (``extension``) and the console, a count, never text. When every unit is already
+  built the extension is refused (nothing read, nothing spent).
+* **Why the released corpus's guarantee is unchanged.** Let O be the units of the earlier builds and N
+  those of the new input; the new build is a DP release, with its own (ε, δ), over the documents of N ∖ O.
+  Which documents are dropped depends on O only through the owner record's fingerprints (owner-only, never
+  released, never the earlier private data), and it is itself never released: the corpus folder holds
+  neither the count nor which ones. Adding or removing one unit u of the collection (O and N together)
+  changes each build's input by at most u, and when u is in O the new build's input does not change at all
+  (u is dropped either way). So every unit changes one build only: the builds read disjoint sets of units,
+  and the corpus is (max ε_i, max δ_i)-DP for each of them (parallel composition; McSherry 2009, PINQ,
+  Theorem 4): the manifest's ``guarantee.one_build``. ``guarantee.several_builds`` — the builds composed
+  in zCDP, ρ adds (Bun & Steinke 2016, Lemma 2.3), the manifest's ``privacy`` report — stays stated as the
+  bound for a unit that did reach several builds (read again by an extension of an earlier dpsynrag, or one
+  person's notes under two unit keys).
 
 Refused before anything is loaded or drawn: an earlier corpus that fails its checks (checksums, privacy
-report; :meth:`~dpsynrag.corpus.SyntheticCorpus.load`), a missing owner record or one without
-fingerprints, a changed method, model, embedder, task or privacy-unit field (``--privacy-unit-field``).
+report; :meth:`~dpsynrag.corpus.SyntheticCorpus.load`), a missing owner record, one without fingerprints
+or whose fingerprint list fails its checksum (:func:`~dpsynrag.corpus.format.fingerprints_sha256`: an
+edited list would let already-built units through unnoticed), a changed method, model, embedder, task or
+privacy-unit field (``--privacy-unit-field``), new documents that are all already built.
 """
 
 from __future__ import annotations
@@ -41,13 +52,16 @@ from typing import Any
 from dpsynrag.corpus.format import (
     FINGERPRINT_ALGORITHM,
     extension_guarantee,
+    fingerprints_sha256,
     owner_audit_path,
     owner_fingerprints,
+    sealed_fingerprints,
 )
 from dpsynrag.corpus.reader import SyntheticCorpus
 from dpsynrag.corpus.writer import CorpusWriter
-from dpsynrag.errors import ConfigError, CorpusError
+from dpsynrag.errors import ConfigError, CorpusError, DataError
 from dpsynrag.methods import get_method
+from dpsynrag.privacy.fingerprints import unit_fingerprint_per_document
 
 log = logging.getLogger("dpsynrag.extend")
 
@@ -78,8 +92,9 @@ def read_owner_fingerprints(corpus_dir: str | os.PathLike) -> tuple[dict, dict]:
     (:func:`~dpsynrag.corpus.format.owner_fingerprints`).
 
     Raises:
-        CorpusError: the record is missing, unreadable, or holds no fingerprints (a build made before
-            issue 30: rebuild it, or build the new documents as a corpus of their own).
+        CorpusError: the record is missing, unreadable, holds no fingerprints (a build made before
+            issue 30: rebuild it, or build the new documents as a corpus of their own), or its fingerprint
+            list fails its checksum (``sha256``, :func:`~dpsynrag.corpus.format.fingerprints_sha256`).
     """
     path = owner_audit_path(corpus_dir)
     try:
@@ -101,7 +116,28 @@ def read_owner_fingerprints(corpus_dir: str | os.PathLike) -> tuple[dict, dict]:
             "older dpsynrag, or the record was edited): the extension cannot tell which new documents are new. "
             "Rebuild the corpus from all documents."
         )
+    if fp.get("sha256") != fingerprints_sha256(fp) or fp.get("units") != len(fp["fingerprints"]):
+        raise CorpusError(
+            f"--extend: the fingerprint list in the owner-only record {path} fails its checksum (sha256): it was "
+            "edited or damaged, so the extension cannot tell which new documents the corpus already holds. Restore "
+            "the record from your backup, or rebuild the corpus from all documents."
+        )
     return owner, fp
+
+
+def _named(field: str, value, manifest: dict | None = None) -> str:
+    """A config value as a message names it: a default model or embedder (None) by its resolved name (the
+    one ``manifest`` recorded, else today's offline default), another None as "none"."""
+    if value is not None:
+        return repr(value)
+    if field not in ("model", "embedder"):
+        return "none"
+    name = ((manifest or {}).get(field) or {}).get("name")
+    if name is None:
+        from dpsynrag.models import _defaults
+
+        name = _defaults.smollm2_name() if field == "model" else _defaults.minilm_name()
+    return f"the default {name!r}"
 
 
 def _refuse_changes(old: dict, config, method_name: str) -> None:
@@ -114,7 +150,7 @@ def _refuse_changes(old: dict, config, method_name: str) -> None:
                         ("privacy_unit_field", "--privacy-unit-field")):
         before, now = old_config.get(field), getattr(config, field, None)
         if before != now:
-            changes.append(f"{field} ({before!r} before, {now!r} now: {flag})")
+            changes.append(f"{field} ({_named(field, before, old)} before, {_named(field, now)} now: {flag})")
     if changes:
         raise ConfigError(
             "--extend: the new build must use the corpus's method, model, embedder, task and privacy unit, so that "
@@ -179,7 +215,8 @@ def extend_corpus(
 
     Args:
         method: the corpus method (a :class:`~dpsynrag.methods.Method` or its name); must be the corpus's.
-        documents: the new private documents (Documents, strings, or a JSONL/CSV/Parquet path), read once.
+        documents: the new private documents (Documents, strings, or a JSONL/CSV/Parquet path), read once;
+            those of units the corpus already holds are left out (module docstring).
         corpus_dir: the corpus to extend (checked as :meth:`SyntheticCorpus.load`), with its owner-only
             record beside it. out_dir: the extended corpus to write (``corpus_dir`` itself with
             ``overwrite``: replaced once the extension has succeeded).
@@ -194,8 +231,10 @@ def extend_corpus(
         The extended :class:`SyntheticCorpus` (manifest ``builds``, ``guarantee``, ``privacy``).
 
     Raises:
-        CorpusError: ``corpus_dir`` fails its checks, or its owner record is missing or has no fingerprints.
+        CorpusError: ``corpus_dir`` fails its checks, or its owner record is missing, has no fingerprints
+            or fails their checksum.
         ConfigError: a changed method, model, embedder or task, another kind of privacy unit, ``resume``.
+        DataError: every new document (unit) is already built into ``corpus_dir`` (nothing read or spent).
         PrivacyBudgetExceededError: the new build would exceed a lifetime budget (nothing drawn).
         As the method's build otherwise.
     """
@@ -216,12 +255,21 @@ def extend_corpus(
     old_owner, old_fp = read_owner_fingerprints(corpus_dir)
     docs = as_documents(documents, text_field=text_field, id_field=id_field, identifier_fields=identifier_fields,
                         unit_field=getattr(config, "privacy_unit_field", None))
-    new_fp = owner_fingerprints(docs, key=bytes.fromhex(old_fp["key"]))
+    key = bytes.fromhex(old_fp["key"])
+    new_fp = owner_fingerprints(docs, key=key)
     if new_fp["unit_kind"] != old_fp["unit_kind"]:
         raise ConfigError(f"--extend: the corpus was built per {old_fp['unit_kind']} and the new documents are read "
                           f"per {new_fp['unit_kind']}: use the same privacy unit (--privacy-unit-field) as the corpus.")
     earlier = set(old_fp["fingerprints"])
-    overlap = sum(f in earlier for f in new_fp["fingerprints"])
+    per_document = [f.hex() for f in unit_fingerprint_per_document(docs, key)]
+    kept = [d for d, f in zip(docs, per_document) if f not in earlier]  # units already built: left out
+    dropped_units = sum(f in earlier for f in new_fp["fingerprints"])
+    kind = new_fp["unit_kind"]
+    if not kept:
+        raise DataError(
+            f"--extend: all {new_fp['units']} {kind}(s) of the new documents are already built into {corpus_dir} "
+            "(their fingerprints are in its owner-only record): nothing new to build; nothing was read or spent."
+        )
     config.calibrate()  # an infeasible budget stops here, before any model loads
     if embedder is None:
         from dpsynrag.models import Embedder
@@ -238,7 +286,7 @@ def extend_corpus(
         work = writer.lock_path.parent / f".{out.resolve().name}.extension-{os.getpid()}"  # the new build alone
         label = str(work.resolve())
         try:
-            new = method.build(docs, work, config, lm=lm, embedder=embedder, identifier_fields=identifier_fields,
+            new = method.build(kept, work, config, lm=lm, embedder=embedder, identifier_fields=identifier_fields,
                                overwrite=False, progress=progress, ledger=ledger, **build_options)
             new_owner = json.loads(owner_audit_path(work).read_text(encoding="utf-8"))
         finally:
@@ -260,9 +308,10 @@ def extend_corpus(
                         not_for_release=any(b.get("not_for_release") for b in builds))
         union = sorted(earlier.union(new_fp["fingerprints"]))
         owner = {
-            "fingerprints": {**new_fp, "units": len(union), "fingerprints": union},
-            "extension": {"new_units": new_fp["units"], "units_in_earlier_builds": overlap,
-                          "disjoint_new_units": new_fp["units"] - overlap, "unit_kind": new_fp["unit_kind"]},
+            "fingerprints": sealed_fingerprints({**new_fp, "fingerprints": union}),
+            "extension": {"input_units": new_fp["units"], "dropped_units": dropped_units,
+                          "dropped_documents": len(docs) - len(kept), "new_units": new_fp["units"] - dropped_units,
+                          "unit_kind": kind},
             "builds": [*(old_owner.get("builds") or [{k: v for k, v in old_owner.items()
                                                        if k not in ("note", "corpus", "fingerprints")}]),
                        {k: v for k, v in new_owner.items() if k not in ("note", "corpus", "fingerprints")}],

@@ -63,6 +63,14 @@ def unit_fingerprints(documents: Iterable[Any], key: bytes, *, unit_ids: Sequenc
     return {keyed_fingerprint(key, unit_message(digest, unit)) for digest, unit in _unit_keys(documents, unit_ids)}
 
 
+def unit_fingerprint_per_document(documents: Iterable[Any], key: bytes, *,
+                                  unit_ids: Sequence[Any] | None = None) -> list[bytes]:
+    """Each document's unit fingerprint, in the documents' order (:func:`unit_fingerprints` before the
+    set is taken: the documents of one unit share theirs), e.g. to leave out the documents of units an
+    earlier build already read (``dpsynrag build --extend``). Args and errors as :func:`unit_fingerprints`."""
+    return [keyed_fingerprint(key, unit_message(digest, unit)) for digest, unit in _unit_keys(documents, unit_ids)]
+
+
 def dataset_fingerprint(documents: Sequence[Any], *, unit_ids: Sequence[Any] | None = None) -> str:
     """SHA-256 (hex) naming a private collection in the ledger (its releases are listed under it).
 
