@@ -145,8 +145,6 @@ def test_an_interrupted_build_names_its_checkpoint_and_resumes(tmp_path, data, t
     last = said[said.index(f"interrupted ({how}): the build's checkpoint (private intermediates, owner-only) is kept "
                            f"in {work_folder(out)}. Continue it with the same command and --resume: dpsynrag build "):]
     assert last.endswith(" --resume; or delete that folder to start over.")
-    # the ledger charge of the interrupted build is said first (it stands; a resume does not charge again)
-    assert said.index("The privacy ledger charge stands") < said.index(f"interrupted ({how})")
     assert not out.exists() and work_folder(out).is_dir()
 
     result = CliRunner().invoke(app, _args(data, out, "--resume"))

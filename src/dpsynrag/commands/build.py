@@ -115,16 +115,15 @@ def _estimate(config, method: Method, expected: int | None, *, self_filter: bool
     return lm, embedder
 
 
-def _interrupted(out: Path, how: str, code: int, note: str | None = None) -> None:
-    """The last message of an interrupted build on stderr (``note`` first: the ledger charge that stands, which
-    a resumed build does not charge again; then its checkpoint folder and the --resume command, the action
-    left to take); exit with ``code``."""
+def _interrupted(out: Path, how: str, code: int) -> None:
+    """The last message of an interrupted build (its checkpoint folder and the --resume command), on
+    stderr; exit with ``code``. The ledger is not read here: a resumed build is not charged again."""
     from rich.markup import escape
 
     from dpsynrag.commands.common import err_console
     from dpsynrag.pipeline.checkpoint import interruption_message
 
-    message = ("" if note is None else f"{note} ") + interruption_message(out, how)
+    message = interruption_message(out, how)
     err_console.print(escape(message), style="bold yellow", highlight=False)
     raise typer.Exit(code=code)
 
@@ -312,11 +311,11 @@ class BuildCommand(RegistryCommand):
             fail(exc, {"path": "INPUT", "out_dir": "--out", **flags}, _charge_note(ledger, values["out"], charged_after))
             return
         except KeyboardInterrupt:  # Ctrl-C: one last message, exit 130 (128 + SIGINT)
-            _interrupted(values["out"], "Ctrl-C", 128 + signal.SIGINT, _charge_note(ledger, values["out"], charged_after))
+            _interrupted(values["out"], "Ctrl-C", 128 + signal.SIGINT)
         except SystemExit as exc:  # SIGTERM (dpsynrag.cli turns it into SystemExit(143)): the same, exit 143
             if exc.code != 128 + signal.SIGTERM:
                 raise
-            _interrupted(values["out"], "SIGTERM", exc.code, _charge_note(ledger, values["out"], charged_after))
+            _interrupted(values["out"], "SIGTERM", exc.code)
         except Exception:  # an unexpected failure: its traceback follows the note
             from dpsynrag.commands.common import err_console
 
