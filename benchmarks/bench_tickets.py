@@ -49,6 +49,12 @@ FLUENT_BOUND = -6.0
 """Mean token log-probability (nats) from which a text counts as fluent."""
 IDENTIFIER_FIELDS = ["customer_name", "email", "order_number"]
 KEYWORD_PUBLIC_PROMPT = REPHRASE_PROMPT.format(document=KEYWORD_SLOT)
+CUSTOMER_REPHRASE_PROMPT = (
+    "Rewrite this customer's support message about {keyword} in the customer's own words. "
+    "Do not answer it.\nMessage: {document}"
+)
+"""A per-task rephrase prompt (public text a user of a support desk would write; {keyword} = the cluster's
+released keyword)."""
 # name -> (what it is, BuildConfig fields over the cpu preset's DP-SynRAG fields)
 VARIANTS: dict[str, tuple[str, dict]] = {
     "cpu": ("the cpu preset's DP-SynRAG settings (public-prior omega 0.25, T = 48, fluency filter at -8)", {}),
@@ -62,6 +68,13 @@ VARIANTS: dict[str, tuple[str, dict]] = {
     "customer-svt": ("customer with sparse-vector decoding: at most 16 paid tokens of T = 64 steps",
                      dict(public_prompt=KEYWORD_PUBLIC_PROMPT, no_repeat_ngram=3, response_prefix="Customer:", T=64,
                           svt_max_paid=16)),
+    "customer-prompt": ("customer with a per-task rephrase prompt (public): each member's ticket is put into "
+                        f"{CUSTOMER_REPHRASE_PROMPT!r}, and the public prompt is that instruction with an empty "
+                        "message (the keyword kept)",
+                        dict(rephrase_prompt=CUSTOMER_REPHRASE_PROMPT, no_repeat_ngram=3, response_prefix="Customer:")),
+    "customer-prompt-svt": ("customer-prompt with sparse-vector decoding: at most 16 paid tokens of T = 64 steps",
+                            dict(rephrase_prompt=CUSTOMER_REPHRASE_PROMPT, no_repeat_ngram=3,
+                                 response_prefix="Customer:", T=64, svt_max_paid=16)),
 }
 
 

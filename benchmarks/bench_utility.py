@@ -141,6 +141,10 @@ VARIANTS.update({
     "demo-L2": ("the demo preset's DP-SynRAG with L = 2 (soft clustering: a document joins up to 2 clusters)",
                 {**_DEMO, "L": 2}),
     "demo-L3": ("the demo preset's DP-SynRAG with L = 3", {**_DEMO, "L": 3}),
+    # K = 3 (a document's three rarest words): soft clustering can act (a document joins up to min(L, K) clusters)
+    "demo-K3-L1": ("the demo preset's DP-SynRAG with K = 3, L = 1", {**_DEMO, "K": 3}),
+    "demo-K3-L2": ("the demo preset's DP-SynRAG with K = 3, L = 2", {**_DEMO, "K": 3, "L": 2}),
+    "demo-K3-L3": ("the demo preset's DP-SynRAG with K = 3, L = 3", {**_DEMO, "K": 3, "L": 3}),
 })
 TOP_K = 5
 ANSWER_TOKENS = 24

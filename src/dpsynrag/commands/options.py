@@ -31,7 +31,7 @@ HELP_PANELS: dict[str, str] = {
     **dict.fromkeys(("--K", "--R", "--L", "--k", "--open-vocabulary", "--open-vocabulary-delta", "--extractor",
                      "--language", "--no-outlier-removal", "--threshold-excess-weight", "--match-text", "--clustering",
                      "--group-size", "--max-groups"), _KEYWORDS),
-    **dict.fromkeys(("--T", "--tau", "--decoding", "--public-prompt", "--public-weight", "--invisibleink-lambda",
+    **dict.fromkeys(("--T", "--tau", "--decoding", "--rephrase-prompt", "--public-prompt", "--public-weight", "--invisibleink-lambda",
                      "--public-top-k", "--public-top-k-margin", "--fluency-threshold", "--trim-partial-ending",
                      "--keep-partial-ending", "--keyword-title",
                      "--response-prefix", "--no-repeat-ngram", "--svt-max-paid", "--svt-fraction", "--svt-beta",

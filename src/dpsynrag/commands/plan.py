@@ -241,11 +241,12 @@ def time_model(lm, embedder, config, work: Work, *, repeats: int = 3, load_s: fl
     one embedder forward of the filler.
     """
     from dpsynrag.models.engine import GROUP_ROWS
-    from dpsynrag.pipeline.prompts import REPHRASE_PROMPT
+    from dpsynrag.pipeline.prompts import REPHRASE_PROMPT, render_rephrase, rephrase_prefix_template
 
+    template = getattr(config, "rephrase_prompt", None) or REPHRASE_PROMPT
     filler = lm.truncate(" ".join(["the"] * config.max_document_tokens), config.max_document_tokens)
-    prompt = lm.chat_prompt(REPHRASE_PROMPT.format(document=filler))
-    ids, prefix = lm.encode(prompt), lm.public_prefix(REPHRASE_PROMPT)
+    prompt = lm.chat_prompt(render_rephrase(template, filler, keyword="the"))
+    ids, prefix = lm.encode(prompt), lm.public_prefix(rephrase_prefix_template(template))
     lm.next_token_logits([prompt], public_prefix=prefix)  # warm-up (and the public prefix's keys/values)
     t = time.perf_counter()
     for _ in range(repeats):

@@ -42,6 +42,10 @@ SYNRAG_OPTIONS = (
     Option("--decoding", "decoding", str,
            "Private decoding: paper (default; clipped sum) | public-prior (+ omega x public log-probabilities) | "
            "invisibleink (clip each document's difference to the public log-probabilities)."),
+    Option("--rephrase-prompt", "rephrase_prompt", str,
+           "Instruction each member's text is put into, with {document} once; {keyword} = the cluster's released "
+           "keyword (public text, e.g. \"Rewrite this customer's message about {keyword} in the customer's words: "
+           "{document}\"; default: the paper's rephrase prompt)."),
     Option("--public-prompt", "public_prompt", str,
            "Public prompt of the decoding, no private data; {keyword} = the cluster's released keyword "
            "(default: the rephrase instruction with an empty document)."),

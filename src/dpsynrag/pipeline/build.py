@@ -61,7 +61,15 @@ from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.pipeline.context import check_context
 from dpsynrag.data.words import excluded_words, keyword_view
 from dpsynrag.pipeline.keywords import extract_keyword_sets, make_extractor, unit_keyword_sets
-from dpsynrag.pipeline.prompts import KEYWORD_SLOT, REPHRASE_PROMPT, strip_echoed_label, trim_partial_ending
+from dpsynrag.pipeline.prompts import (
+    KEYWORD_SLOT,
+    REPHRASE_PROMPT,
+    render_rephrase,
+    rephrase_prefix_template,
+    rephrase_public_prompt,
+    strip_echoed_label,
+    trim_partial_ending,
+)
 from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.pipeline.units import PrivacyUnits
 from dpsynrag.privacy.mechanisms import (
@@ -80,12 +88,12 @@ def resolve_public_prompt(config: BuildConfig) -> str | None:
     model's chat template), or None when the variant runs none.
 
     ``config.public_prompt`` when given; else, when the variant needs one (``"public-prior"``,
-    ``"invisibleink"``, or ``"paper"`` with ``public_weight`` > 0), the rephrase instruction with an
-    empty document — public, so it costs nothing.
+    ``"invisibleink"``, or ``"paper"`` with ``public_weight`` > 0), the rephrase instruction
+    (``config.rephrase_prompt`` or the paper's) with an empty document — public, so it costs nothing.
     """
     if not config.uses_public_prompt:
         return None
-    return config.public_prompt or REPHRASE_PROMPT.format(document="")
+    return config.public_prompt or rephrase_public_prompt(config.rephrase_prompt or REPHRASE_PROMPT)
 
 
 def build_corpus(
@@ -296,8 +304,13 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
 
     # only the kept members' texts, read again from the input
     opening = config.response_prefix or ""  # public: every text starts with it (not sampled, costs nothing)
-    prompt_of = {i: lm.chat_prompt(REPHRASE_PROMPT.format(document=text)) + opening
-                 for i, text in texts.rows(sorted({i for members in kept_members for i in members}))}
+    template = config.rephrase_prompt or REPHRASE_PROMPT  # public; "{keyword}" = the cluster's released keyword
+    text_of = dict(texts.rows(sorted({i for members in kept_members for i in members})))
+
+    def prompts_of(r: int, members: Sequence[int]) -> dict[int, str]:
+        """Member -> its prompt in cluster ``r``: the public template, its own text, the released keyword."""
+        return {i: lm.chat_prompt(render_rephrase(template, text_of[i], keyword=W[r])) + opening for i in members}
+
     public_prompt = resolve_public_prompt(config)
     decoder_args = dict(
         clip=cal.clip,
@@ -314,7 +327,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         svt_max_paid=cal.svt_max_paid,
         svt_run=cal.svt_event() if cal.sparse_vector else None,
         memory_budget_gb=config.memory_budget_gb,
-        prompt_prefix=lm.public_prefix(REPHRASE_PROMPT),  # the public part only: template + instruction
+        prompt_prefix=lm.public_prefix(rephrase_prefix_template(template)),  # public: template up to a slot
         rows_per_group=min(config.L, GROUP_ROWS),  # public: a document has at most L member rows
         step_rows=default_step_rows(lm.device, expected_rows=config.R * config.k),  # public sizes
     )
@@ -334,11 +347,12 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
                             cap=config.k if config.outlier_removal else None)  # released count: public
             groups = branches[r].open_parallel(cal.token_plan(), num_branches=m, max_branches_per_unit=1,
                                                name=f"cluster {r} member groups")
-            for j, group in enumerate(split_into_groups(members, prompt_of, cluster=r, num_groups=m)):
+            for j, group in enumerate(split_into_groups(members, prompts_of(r, members), cluster=r, num_groups=m)):
                 units.append((r, j, group))
                 unit_accountants.append(groups.branch(j))
                 streams.append(sampling.child(f"cluster-{r}-group-{j}"))
-    cluster_prompts = [[prompt_of[i] for i in members] for _, _, members in units]
+    cluster_prompts = [list(prompts_of(r, members).values()) for r, _, members in units]
+    del text_of
     # a public prompt with "{keyword}": each cluster's own, with its released keyword (public)
     public_prompts = (
         [lm.chat_prompt(public_prompt.replace(KEYWORD_SLOT, W[r])) + opening for r, _, _ in units]
@@ -395,6 +409,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         if vocabulary is None
         else {"source": vocabulary_source(config.language), "size": len(vocabulary),
               "sha256": vocabulary_fingerprint(vocabulary)},
+        prompt=template,
         filter_prompt=run.filter_prompt,
         decoding=decoding,
         truncation=truncation,

@@ -51,6 +51,12 @@ class BuildConfig(CorpusConfig):
     public logits). All cost (c/τ)²/2 zCDP per token. ``public_prompt`` is plain text rendered with the
     model's chat template (no private data); when the variant needs one and none is given, it is the
     rephrase instruction with an empty document.
+    ``rephrase_prompt`` (None: the paper's, :data:`~dpsynrag.pipeline.prompts.REPHRASE_PROMPT`) is the
+    instruction every member's text is put into (``{document}``, exactly once); ``{keyword}`` in it is
+    replaced by the cluster's released keyword (public), so a member in two clusters gets two prompts. It is
+    public text written by the user (e.g. "Rewrite this customer's message in the customer's words"): each
+    member's prompt still depends on that member's text alone, so every sensitivity is unchanged. The
+    default public prompt is then this instruction with an empty document (its ``{keyword}`` kept).
     Self-filtering uses ``filter_prompt`` (a template with ``{document}``) when ``self_filter``.
     ``fluency_threshold`` (nats per token, None: off) also drops every text whose mean token
     log-probability under the public model, as the reply to an empty user turn
@@ -145,6 +151,7 @@ class BuildConfig(CorpusConfig):
     max_index_copies: int = Field(DEFAULT_MAX_INDEX_COPIES, ge=1)
     group_size: Optional[int] = Field(None, ge=1)
     max_groups: int = Field(DEFAULT_MAX_GROUPS, ge=1)
+    rephrase_prompt: Optional[str] = Field(None, min_length=1)
     public_prompt: Optional[str] = None
     public_weight: Optional[float] = Field(None, ge=0)
     decoding: Literal["paper", "public-prior", "invisibleink"] = "paper"
@@ -190,6 +197,11 @@ class BuildConfig(CorpusConfig):
             raise ValueError(
                 "`public_prompt` is set but the 'paper' decoding with `public_weight` 0 runs no public prompt: "
                 "use `decoding` public-prior or invisibleink, or a `public_weight` > 0."
+            )
+        if self.rephrase_prompt is not None and self.rephrase_prompt.count("{document}") != 1:
+            raise ValueError(
+                "`rephrase_prompt` must hold the placeholder {document} (where each member's text goes) exactly "
+                f"once. Found it {self.rephrase_prompt.count('{document}')} times."
             )
         if self.public_prompt is not None and "{document}" in self.public_prompt:
             raise ValueError(

@@ -12,7 +12,8 @@ before any document goes through a model, and the error names only these public 
 
 Stages checked (a DP-SynRAG build; DP-Synth's has the rephrase and self-filter prompts only): the LLM
 keyword extractor's prompt (with ``extractor="llm"``); private
-prediction's rephrase prompt plus T tokens; the public prompt of the decoding, when it runs one (with the
+prediction's rephrase prompt (``rephrase_prompt`` or the paper's; each ``{keyword}`` in it bounded as
+below) plus T tokens; the public prompt of the decoding, when it runs one (with the
 cluster's released keyword in ``{keyword}``: bounded by the longest word of the public vocabulary, or by
 what can hold a keyword under an open vocabulary); the self-filter prompt around a released text (its
 ``response_prefix`` and at most T tokens).
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 
 from dpsynrag.errors import ConfigError
 from dpsynrag.pipeline.keywords import KEYWORD_PROMPT, make_extractor
-from dpsynrag.pipeline.prompts import KEYWORD_SLOT, REPHRASE_PROMPT
+from dpsynrag.pipeline.prompts import KEYWORD_SLOT, REPHRASE_PROMPT, render_rephrase
 
 BOUNDARY_TOKENS = 2
 """Tokens allowed beyond the parts' own counts where an inserted text meets the template, on each of its
@@ -104,8 +105,13 @@ def prompt_bounds(lm, config, *, public_prompt: str | None, filter_prompt: str |
                                   _template_tokens(lm, KEYWORD_PROMPT.format(K=config.K, document="")),
                                   config.max_document_tokens, "--max-document-tokens",
                                   _extractor_new_tokens(lm, config)))
+    template = getattr(config, "rephrase_prompt", None) or REPHRASE_PROMPT
+    # a "{keyword}" in the rephrase prompt is public and bounded like the public prompt's (counted with the
+    # template's own tokens, one boundary per side of it)
+    slots = template.count(KEYWORD_SLOT)
+    keyword_tokens = slots * (keyword_token_bound(lm, config, vocabulary) + 2 * BOUNDARY_TOKENS) if slots else 0
     bounds.append(PromptBound("private prediction (rephrase prompt)",
-                              _template_tokens(lm, REPHRASE_PROMPT.format(document=""), opening),
+                              _template_tokens(lm, render_rephrase(template, "", keyword=""), opening) + keyword_tokens,
                               config.max_document_tokens, "--max-document-tokens", T))
     if public_prompt is not None:
         keyword = KEYWORD_SLOT in public_prompt

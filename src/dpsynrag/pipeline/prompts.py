@@ -70,6 +70,45 @@ def trim_partial_ending(text: str, *, min_kept: float = 1 / 3) -> str:
 KEYWORD_SLOT = "{keyword}"
 """In a public prompt, replaced by each cluster's released keyword (a DP output: public)."""
 
+DOCUMENT_SLOT = "{document}"
+"""In a rephrase prompt, replaced by one member's (private) text."""
+
 KEYWORD_PUBLIC_PROMPT = REPHRASE_PROMPT.format(document=KEYWORD_SLOT)
 """The rephrase instruction with the cluster's released keyword in place of the document: a public
 prompt that knows each cluster's topic (the demo's and the cpu presets' decoding prior)."""
+
+
+_SLOTS = re.compile(r"\{(document|keyword)\}")
+
+
+def render_rephrase(template: str, document: str, keyword: str | None = None) -> str:
+    """``template`` with :data:`DOCUMENT_SLOT` replaced by ``document`` and :data:`KEYWORD_SLOT` by ``keyword``.
+
+    One pass over the template (a document that contains the text ``{keyword}`` is inserted as written,
+    never rendered again). Other braces in the template stay literal. ``keyword`` None leaves
+    :data:`KEYWORD_SLOT` in place (e.g. for a public prompt rendered per cluster later).
+
+    Args:
+        template: a rephrase prompt (``REPHRASE_PROMPT`` or ``BuildConfig.rephrase_prompt``).
+        document: the member's text (empty for a public prompt).
+        keyword: the cluster's released keyword (public), or None.
+    """
+    def fill(match: re.Match) -> str:
+        if match.group(1) == "document":
+            return document
+        return match.group(0) if keyword is None else keyword
+
+    return _SLOTS.sub(fill, template)
+
+
+def rephrase_public_prompt(template: str) -> str:
+    """The public prompt made from a rephrase prompt: the instruction with an empty document (its
+    ``{keyword}`` kept, to be filled with each cluster's released keyword). No private data."""
+    return render_rephrase(template, "", keyword=None)
+
+
+def rephrase_prefix_template(template: str) -> str:
+    """``template`` with :data:`KEYWORD_SLOT` read as :data:`DOCUMENT_SLOT`: the part of every member's
+    prompt shared by all clusters ends at the first slot (for
+    :meth:`~dpsynrag.models.lm.LanguageModel.public_prefix`)."""
+    return template.replace(KEYWORD_SLOT, DOCUMENT_SLOT)
