@@ -255,6 +255,24 @@ def test_dry_run_prints_the_plan_and_the_work_and_touches_nothing(tmp_path, no_g
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_dry_run_refuses_prompts_that_would_not_fit_the_model(tmp_path, no_gpu, loads, monkeypatch):
+    """The tiny Llama has 512 positions: 600-token documents cannot fit the rephrase prompt. The dry run
+    says so (what the build would say before any draw) instead of timing a build that would fail."""
+    monkeypatch.setattr(plan, "time_model", lambda *a, **k: pytest.fail("a build that cannot run was timed"))
+    result = runner.invoke(app, _dry_run(tmp_path, "--task", "medical", "--expected-documents", "7",
+                                         "--max-document-tokens", "600"))
+    assert result.exit_code != 0
+    out = _out(result)
+    assert "do not fit the context window of" in out and "(512 positions)" in out
+    assert "keyword extraction (LLM extractor prompt) needs up to" in out and "600 (--max-document-tokens)" in out
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(plan, "time_model", lambda *a, **k: Timing(prefill_s=1.0, step_s=1.0, keyword_step_s=1.0,
+                                                                    embed_s=1.0))
+    ok = runner.invoke(app, _dry_run(tmp_path, "--task", "medical", "--expected-documents", "7",
+                                     "--max-document-tokens", "64", "--T", "4"))
+    assert ok.exit_code == 0 and "do not fit" not in _out(ok), _out(ok)
+
+
 def test_dry_run_without_a_declared_size_loads_nothing_and_says_what_it_needs(tmp_path, no_gpu, no_models):
     result = runner.invoke(app, _dry_run(tmp_path, "--no-self-filter"))
     assert result.exit_code == 0, result.output

@@ -79,9 +79,15 @@ def _print_plan(report) -> None:
     console.print(report.table())
 
 
-def _estimate(config, method: Method, expected: int | None, *, self_filter: bool, dry_run: bool):
+def _estimate(config, method: Method, expected: int | None, *, filter_prompt: str | None, dry_run: bool):
     """Print the work of the build (and its timed estimate); returns the models it loaded ``(lm, embedder)``
-    for the build to reuse, or ``(None, None)``. A real build estimated over 30 minutes says so first."""
+    for the build to reuse, or ``(None, None)``. A real build estimated over 30 minutes says so first.
+    With the models loaded, a build whose prompts would not fit the model's context is refused here
+    (:func:`~dpsynrag.pipeline.context.check_context`, public numbers only), so a dry run says so too.
+
+    Raises:
+        ConfigError: a stage's longest prompt exceeds the model's positions.
+    """
     from dpsynrag.commands.common import err_console
     from dpsynrag.commands.plan import (SLOW_BUILD_S, estimate_seconds, estimate_work, minutes, time_model,
                                         timing_note, work_table)
@@ -103,7 +109,14 @@ def _estimate(config, method: Method, expected: int | None, *, self_filter: bool
     embedder = Embedder.load(config.embedder)  # the embedder first, as the build
     lm = LanguageModel.load(config.model)
     load_s = time.perf_counter() - t
-    work = estimate_work(config, expected, device=lm.device, self_filter=self_filter)
+    from dpsynrag.data.vocabulary import public_vocabulary
+    from dpsynrag.pipeline.build import resolve_public_prompt
+    from dpsynrag.pipeline.context import check_context
+
+    vocabulary = None if config.open_vocabulary else public_vocabulary(config.vocabulary_size, config.language)
+    check_context(lm, config, public_prompt=resolve_public_prompt(config), filter_prompt=filter_prompt,
+                  vocabulary=vocabulary)
+    work = estimate_work(config, expected, device=lm.device, self_filter=filter_prompt is not None)
     timing = time_model(lm, embedder, config, work, load_s=load_s)
     console.print(work_table(work, timing))
     console.print(timing_note(timing))
@@ -265,8 +278,7 @@ class BuildCommand(RegistryCommand):
                                   "text is kept (--filter-prompt to filter).")
             if values["dry_run"]:
                 _print_plan(method.plan(config))
-                _estimate(config, method, values["expected_documents"], self_filter=filter_prompt is not None,
-                          dry_run=True)
+                _estimate(config, method, values["expected_documents"], filter_prompt=filter_prompt, dry_run=True)
                 console.print("dry run: no data read, nothing spent, nothing written.")
                 return
             if "threads" in inspect.signature(method.build).parameters:
@@ -289,8 +301,8 @@ class BuildCommand(RegistryCommand):
             seed_warning(values["seed"])
             ledger = open_ledger(values["ledger"], values["lifetime_epsilon"])
             charged_after = max((r.id for r in ledger.releases()), default=0)
-            lm, embedder = _estimate(config, method, values["expected_documents"],
-                                     self_filter=filter_prompt is not None, dry_run=False)
+            lm, embedder = _estimate(config, method, values["expected_documents"], filter_prompt=filter_prompt,
+                                     dry_run=False)
             if lm is not None:
                 build_options.update(lm=lm, embedder=embedder)  # loaded for the estimate: not loaded twice
             if values["extend"] is not None:
