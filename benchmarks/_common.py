@@ -26,8 +26,8 @@ sys.path.insert(0, str(HERE.parent / "examples"))
 
 from per_person import demo_notes  # noqa: E402  (the demo's seeded sample of the notes)
 
-__all__ = ["HERE", "answer_corpus", "arguments", "demo_notes", "machine", "mean_sd", "mean_sd_rows", "measure_rag", "score",
-           "seed_list", "write_results"]
+__all__ = ["HERE", "answer_corpus", "arguments", "demo_notes", "machine", "mean_sd", "mean_sd_rows", "measure_rag", "merge_runs",
+           "score", "seed_list", "write_results"]
 
 
 def arguments(doc: str, name: str, *, documents: int = 2000, documents_help: str | None = None,
@@ -41,7 +41,25 @@ def arguments(doc: str, name: str, *, documents: int = 2000, documents_help: str
     parser.add_argument("--questions", type=int, default=questions,
                         help=None if questions is not None else "default: the demo preset's")
     parser.add_argument("--out", default=str(HERE / "results" / name))
+    parser.add_argument("--merge", nargs="+", metavar="JSON",
+                        help="write one table to --out from the .json outputs of earlier runs (e.g. one seed each)")
     return parser
+
+
+def merge_runs(paths: Sequence[str]) -> tuple[dict, list[int]]:
+    """The .json outputs of earlier runs of one script as one: the first file's fields, every file's runs (in
+    order), the files' names under ``merged_from``; and the sorted seeds of those runs.
+
+    Raises:
+        ValueError: the files measured different documents, questions or models.
+    """
+    parts = [json.loads(Path(p).read_text()) for p in paths]
+    for key in ("documents", "questions", "model", "embedder", "top_k"):
+        values = {json.dumps(part.get(key)) for part in parts}
+        if len(values) > 1:
+            raise ValueError(f"cannot merge runs with different {key!r}: {sorted(values)}")
+    out = {**parts[0], "runs": [r for part in parts for r in part["runs"]], "merged_from": list(paths)}
+    return out, sorted({r["seed"] for r in out["runs"]})
 
 
 def seed_list(text: str) -> list[int]:

@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import (answer_corpus, arguments, demo_notes, machine, mean_sd_rows, measure_rag, seed_list,
+from _common import (answer_corpus, arguments, demo_notes, machine, mean_sd_rows, measure_rag, merge_runs, seed_list,
                      write_results)
 from per_person import assign_patients  # examples/, on sys.path through _common
 
@@ -52,6 +52,9 @@ VARIANTS = {"per document": None, "per patient": UNIT_FIELD}
 
 def main(argv: list[str] | None = None) -> int:
     args = arguments(__doc__, "bench_units").parse_args(argv)
+    if args.merge:
+        out, seeds = merge_runs(args.merge)
+        return _write(out, seeds, args.out, ["--merge", *args.merge])
     seeds = seed_list(args.seeds)
 
     preset = get_preset("demo")
