@@ -75,6 +75,10 @@ VARIANTS: dict[str, tuple[str, dict]] = {
     "customer-prompt-svt": ("customer-prompt with sparse-vector decoding: at most 16 paid tokens of T = 64 steps",
                             dict(rephrase_prompt=CUSTOMER_REPHRASE_PROMPT, no_repeat_ngram=3,
                                  response_prefix="Customer:", T=64, svt_max_paid=16)),
+    "keyword-rephrase": ("cpu with the paper's rephrase prompt naming the cluster's released keyword (the generic "
+                         "variant of bench_utility.py's demo-keyword-rephrase; no per-task text)",
+                         dict(rephrase_prompt=("Rephrase the following document about {keyword} without altering the "
+                                               "important information contained within it.\nDocument: {document}"))),
 }
 
 

@@ -50,6 +50,10 @@ COMMON = dict(
 )
 # The rephrase instruction with the cluster's released keyword as the document (public after the histogram).
 KEYWORD_PUBLIC_PROMPT = REPHRASE_PROMPT.format(document=KEYWORD_SLOT)
+# The paper's rephrase prompt naming the cluster's released keyword (public): one generic variant judged on
+# every kind of data (Medical here, MovieLens with benchmarks/eval_variant.py, tickets in bench_tickets.py).
+KEYWORD_REPHRASE_PROMPT = ("Rephrase the following document about {keyword} without altering the important "
+                           "information contained within it.\nDocument: {document}")
 # name -> (what it is, build parameters). "paper-demo" is the demo preset measured before this change.
 VARIANTS: dict[str, tuple[str, dict]] = {
     "paper-demo": ("demo preset before: K=3, L=3, R=24, k=50, paper clustering and decoding",
@@ -145,6 +149,9 @@ VARIANTS.update({
     "demo-K3-L1": ("the demo preset's DP-SynRAG with K = 3, L = 1", {**_DEMO, "K": 3}),
     "demo-K3-L2": ("the demo preset's DP-SynRAG with K = 3, L = 2", {**_DEMO, "K": 3, "L": 2}),
     "demo-K3-L3": ("the demo preset's DP-SynRAG with K = 3, L = 3", {**_DEMO, "K": 3, "L": 3}),
+    "demo-keyword-rephrase": ("the demo preset's DP-SynRAG with the cluster's released keyword in every member's "
+                              f"rephrase prompt ({KEYWORD_REPHRASE_PROMPT!r}) and so in the default public prompt",
+                              {**_DEMO, "rephrase_prompt": KEYWORD_REPHRASE_PROMPT}),
 })
 TOP_K = 5
 ANSWER_TOKENS = 24
