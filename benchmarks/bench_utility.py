@@ -178,8 +178,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = arguments(__doc__, "bench_utility", questions=100)
     parser.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, from {list(VARIANTS)}")
     parser.add_argument("--skip-rag", action="store_true", help="do not re-measure RAG on the private documents")
-    parser.add_argument("--merge", nargs="+", metavar="JSON",
-                        help="write one table from the .json outputs of earlier runs (e.g. seeds run in parallel) to --out")
     args = parser.parse_args(argv)
     if args.merge:
         parts = [json.loads(Path(f).read_text()) for f in args.merge]
