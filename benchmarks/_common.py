@@ -46,19 +46,22 @@ def arguments(doc: str, name: str, *, documents: int = 2000, documents_help: str
     return parser
 
 
-def merge_runs(paths: Sequence[str]) -> tuple[dict, list[int]]:
+def merge_runs(paths: Sequence[str], *, same: Sequence[str] = ("documents", "questions", "model", "embedder", "top_k")
+               ) -> tuple[dict, list[int]]:
     """The .json outputs of earlier runs of one script as one: the first file's fields, every file's runs (in
-    order), the files' names under ``merged_from``; and the sorted seeds of those runs.
+    order) and variants (when recorded), the files' names under ``merged_from``; and the sorted seeds of the runs.
 
     Raises:
-        ValueError: the files measured different documents, questions or models.
+        ValueError: the files differ in one of the ``same`` fields (what was measured, with which models).
     """
     parts = [json.loads(Path(p).read_text()) for p in paths]
-    for key in ("documents", "questions", "model", "embedder", "top_k"):
+    for key in same:
         values = {json.dumps(part.get(key)) for part in parts}
         if len(values) > 1:
             raise ValueError(f"cannot merge runs with different {key!r}: {sorted(values)}")
     out = {**parts[0], "runs": [r for part in parts for r in part["runs"]], "merged_from": list(paths)}
+    if any("variants" in part for part in parts):
+        out["variants"] = {k: v for part in parts for k, v in part.get("variants", {}).items()}
     return out, sorted({r["seed"] for r in out["runs"]})
 
 

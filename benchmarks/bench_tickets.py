@@ -39,6 +39,9 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from tickets import make_tickets  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import mean_sd, merge_runs  # noqa: E402
+
 from dpsynrag.eval.presets import get_preset  # noqa: E402
 from dpsynrag.models import Embedder, LanguageModel  # noqa: E402
 from dpsynrag.pipeline.build import KEYWORD_SLOT, REPHRASE_PROMPT, build_corpus  # noqa: E402
@@ -82,14 +85,6 @@ VARIANTS: dict[str, tuple[str, dict]] = {
 }
 
 
-def mean_sd(values: list[float]) -> str:
-    if not values:
-        return "n/a"
-    if len(values) == 1:
-        return f"{values[0]:.3f}"
-    return f"{statistics.mean(values):.3f} ± {statistics.stdev(values):.3f}"
-
-
 def score(corpus, lm: LanguageModel, tickets: list[dict], placeholder: str) -> dict:
     records = corpus.records
     kept = [r for r in records if r["kept"]]
@@ -120,7 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ticket-seed", type=int, default=0, help="seed of the generated collection (public)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_tickets"))
     parser.add_argument("--examples", type=int, default=3, help="kept texts per build printed and stored")
+    parser.add_argument("--merge", nargs="+", metavar="JSON",
+                        help="write one table to --out from the .json outputs of earlier runs (e.g. one seed each)")
     args = parser.parse_args(argv)
+    if args.merge:
+        out, seeds = merge_runs(args.merge, same=("tickets", "ticket_seed", "model", "embedder", "fluent_bound"))
+        return _write(out, list(out["variants"]), seeds, args.out, ["--merge", *args.merge])
     names = [v for v in args.variants.split(",") if v]
     unknown = [v for v in names if v not in VARIANTS]
     if unknown:

@@ -34,8 +34,8 @@ import time
 from pathlib import Path
 
 import torch
-from _common import (answer_corpus, arguments, demo_notes, machine, mean_sd_rows, measure_rag, seed_list,
-                     write_results)
+from _common import (answer_corpus, arguments, demo_notes, machine, mean_sd_rows, measure_rag, merge_runs,
+                     seed_list, write_results)
 
 from dpsynrag.models import Embedder, LanguageModel
 from dpsynrag.pipeline.build import KEYWORD_SLOT, REPHRASE_PROMPT, build_corpus
@@ -180,12 +180,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-rag", action="store_true", help="do not re-measure RAG on the private documents")
     args = parser.parse_args(argv)
     if args.merge:
-        parts = [json.loads(Path(f).read_text()) for f in args.merge]
-        out = {**parts[0], "runs": [r for p in parts for r in p["runs"]],
-               "variants": {k: v for p in parts for k, v in p["variants"].items()},
-               "rag": next((p["rag"] for p in parts if p.get("rag")), None), "merged_from": args.merge}
+        out, seeds = merge_runs(args.merge)
+        rags = (json.loads(Path(f).read_text()).get("rag") for f in args.merge)
+        out["rag"] = next((rag for rag in rags if rag), None)  # RAG measured in one of the runs, if any
         names = list(out["variants"])
-        seeds = sorted({r["seed"] for r in out["runs"]})
         return _write(out, names, seeds, args.out, ["--merge", *args.merge])
     names = [v for v in args.variants.split(",") if v]
     unknown = [v for v in names if v not in VARIANTS]
