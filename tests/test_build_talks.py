@@ -104,7 +104,10 @@ def test_progress_false_is_silent(tmp_path, capfd, tiny_lm):
 
 
 _INTERRUPTED = """
-import sys, time
+import signal, sys, time
+# Ctrl-C as in a terminal: a test run started in the background by a non-interactive shell (`( make test & )`)
+# passes SIGINT on as ignored, and Python then never raises KeyboardInterrupt (the build would sleep on)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, sys.argv[1])
 from conftest import make_tiny_model, make_tiny_tokenizer
 from fakes import HashEmbedder
