@@ -6,13 +6,14 @@ import re
 
 import pytest
 from fakes import HashEmbedder
-from test_context import CONFIG, _template, small_lm  # noqa: F401 (fixture)
+from test_context import CONFIG, POSITIONS, _template, small_lm  # noqa: F401 (fixture)
 from test_decoding import TINY_DOCS
 
 import dpsynrag.models.decoder as decoder_module
 from dpsynrag.pipeline.build import build_corpus, resolve_public_prompt
 from dpsynrag.pipeline.config import BuildConfig
-from dpsynrag.pipeline.context import BOUNDARY_TOKENS, prompt_bounds
+from dpsynrag.errors import ConfigError
+from dpsynrag.pipeline.context import BOUNDARY_TOKENS, check_context, prompt_bounds
 from dpsynrag.pipeline.prompts import (
     REPHRASE_PROMPT,
     render_rephrase,
@@ -44,6 +45,10 @@ def test_a_rephrase_prompt_needs_its_document_slot_exactly_once(bad):
     with pytest.raises(ValueError):
         BuildConfig(**BASE, rephrase_prompt="")
     assert BuildConfig(**BASE, rephrase_prompt=TEMPLATE).rephrase_prompt == TEMPLATE
+    # a misspelt placeholder would reach the model as written: refused, named
+    with pytest.raises(ValueError, match=r"holds \{keywords\}: only \{document\}"):
+        BuildConfig(**BASE, rephrase_prompt="About {keywords}: {document}")
+    assert BuildConfig(**BASE, rephrase_prompt='JSON {"a": 1} {document}').rephrase_prompt  # other braces stay literal
 
 
 def test_default_public_prompt_follows_the_rephrase_prompt():
@@ -107,5 +112,36 @@ def test_the_context_bound_counts_the_keyword_in_the_rephrase_prompt(small_lm): 
     config = BuildConfig(**{**CONFIG, "rephrase_prompt": "about {keyword} and {keyword} : {document}"})
     bound = {b.stage: b for b in prompt_bounds(small_lm, config, public_prompt=None, filter_prompt=None,
                                                vocabulary=vocabulary)}["private prediction (rephrase prompt)"]
-    assert bound.template_tokens == _template(small_lm, "about  and  : ") + 2 * (longest + 2 * BOUNDARY_TOKENS)
-    assert bound.inserted_tokens == config.max_document_tokens
+    assert bound.template_tokens == _template(small_lm, "about  and  : ")
+    assert bound.keyword_tokens == 2 * (longest + 2 * BOUNDARY_TOKENS)
+    assert bound.inserted_tokens == config.max_document_tokens and bound.template_by == "--rephrase-prompt"
+    assert bound.total == bound.template_tokens + bound.keyword_tokens + 256 + 2 * BOUNDARY_TOKENS + config.T
+
+
+def _refused(lm, config) -> str:
+    with pytest.raises(ConfigError) as refused:
+        check_context(lm, config, public_prompt=None, filter_prompt=None, vocabulary=None)
+    return " ".join(str(refused.value).split())
+
+
+def test_a_refusal_counts_the_keyword_apart_and_its_advice_fits(small_lm):  # noqa: F811
+    """Open vocabulary: a keyword is bounded by --max-document-tokens, so the advised value must leave room for
+    the document and the keyword (64 positions, T = 6): m + (m + 4) + 4 + template + 6 <= 64."""
+    template = "about {keyword} : {document}"
+    config = BuildConfig(**{**CONFIG, "rephrase_prompt": template, "max_document_tokens": 40})
+    message = _refused(small_lm, config)
+    fixed = _template(small_lm, "about  : ")
+    room = (POSITIONS - fixed - 6 - 2 * 2 * BOUNDARY_TOKENS) // 2  # the largest m that fits, in closed form
+    assert f"needs up to {fixed} (template) + {40 + 2 * BOUNDARY_TOKENS} ({{keyword}}: the longest keyword) + 40 " \
+           f"(--max-document-tokens)" in message
+    assert message.endswith(f"lower --max-document-tokens to at most {room}, shorten --rephrase-prompt, or use a "
+                            "model with a longer context.")
+    check_context(small_lm, BuildConfig(**{**CONFIG, "rephrase_prompt": template, "max_document_tokens": room}),
+                  public_prompt=None, filter_prompt=None, vocabulary=None)  # the advice fits
+    assert "at most" in _refused(small_lm, BuildConfig(**{**CONFIG, "rephrase_prompt": template,
+                                                            "max_document_tokens": room + 1}))
+    # a template too long for any document: only the prompt and the model can change
+    long = BuildConfig(**{**CONFIG, "rephrase_prompt": "word " * 80 + "{document}"})
+    assert _refused(small_lm, long).endswith("no document went through the model and nothing was drawn; shorten "
+                                             "--rephrase-prompt, or use a model with a longer context.".replace(
+                                                 "no document", "No document"))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from typing import Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
@@ -202,6 +204,12 @@ class BuildConfig(CorpusConfig):
             raise ValueError(
                 "`rephrase_prompt` must hold the placeholder {document} (where each member's text goes) exactly "
                 f"once. Found it {self.rephrase_prompt.count('{document}')} times."
+            )
+        unknown = sorted({m for m in re.findall(r"\{(\w+)\}", self.rephrase_prompt or "")} - {"document", "keyword"})
+        if unknown:
+            raise ValueError(
+                f"`rephrase_prompt` holds {{{unknown[0]}}}: only {{document}} (the member's text) and {{keyword}} "
+                "(the cluster's released keyword) are filled in; any other {name} would reach the model as written."
             )
         if self.public_prompt is not None and "{document}" in self.public_prompt:
             raise ValueError(

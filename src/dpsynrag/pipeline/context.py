@@ -44,6 +44,9 @@ class PromptBound:
             a released text's T, a keyword's bound); 0 when none.
         inserted_by: the option that sets ``inserted_tokens`` (for the message), e.g. "--max-document-tokens".
         new_tokens: the tokens the stage generates after the prompt.
+        keyword_tokens: the released keywords written into the template's ``{keyword}`` slots (rephrase prompt):
+            each slot's keyword bound plus :data:`BOUNDARY_TOKENS` per side; 0 when none.
+        template_by: the option whose text the template is (e.g. "--rephrase-prompt"), or "" for a built-in one.
     """
 
     stage: str
@@ -51,12 +54,14 @@ class PromptBound:
     inserted_tokens: int
     inserted_by: str
     new_tokens: int
+    keyword_tokens: int = 0
+    template_by: str = ""
 
     @property
     def total(self) -> int:
-        """Template + inserted text + :data:`BOUNDARY_TOKENS` per side of it + new tokens."""
+        """Template + keywords + inserted text + :data:`BOUNDARY_TOKENS` per side of it + new tokens."""
         boundary = 2 * BOUNDARY_TOKENS if self.inserted_tokens else 0
-        return self.template_tokens + self.inserted_tokens + boundary + self.new_tokens
+        return self.template_tokens + self.keyword_tokens + self.inserted_tokens + boundary + self.new_tokens
 
 
 def _template_tokens(lm, user: str, suffix: str = "") -> int:
@@ -105,24 +110,27 @@ def prompt_bounds(lm, config, *, public_prompt: str | None, filter_prompt: str |
                                   _template_tokens(lm, KEYWORD_PROMPT.format(K=config.K, document="")),
                                   config.max_document_tokens, "--max-document-tokens",
                                   _extractor_new_tokens(lm, config)))
-    template = getattr(config, "rephrase_prompt", None) or REPHRASE_PROMPT
-    # a "{keyword}" in the rephrase prompt is public and bounded like the public prompt's (counted with the
-    # template's own tokens, one boundary per side of it)
+    given = getattr(config, "rephrase_prompt", None)
+    template = given or REPHRASE_PROMPT
+    # each "{keyword}" in the rephrase prompt is public and bounded like the public prompt's, one boundary per side
     slots = template.count(KEYWORD_SLOT)
     keyword_tokens = slots * (keyword_token_bound(lm, config, vocabulary) + 2 * BOUNDARY_TOKENS) if slots else 0
     bounds.append(PromptBound("private prediction (rephrase prompt)",
-                              _template_tokens(lm, render_rephrase(template, "", keyword=""), opening) + keyword_tokens,
-                              config.max_document_tokens, "--max-document-tokens", T))
+                              _template_tokens(lm, render_rephrase(template, "", keyword=""), opening),
+                              config.max_document_tokens, "--max-document-tokens", T, keyword_tokens=keyword_tokens,
+                              template_by="--rephrase-prompt" if given else ""))
     if public_prompt is not None:
         keyword = KEYWORD_SLOT in public_prompt
         bounds.append(PromptBound("private prediction (public prompt)",
                                   _template_tokens(lm, public_prompt.replace(KEYWORD_SLOT, ""), opening),
                                   keyword_token_bound(lm, config, vocabulary) if keyword else 0,
-                                  "the longest keyword" if keyword else "", T))
+                                  "the longest keyword" if keyword else "", T,
+                                  template_by="--public-prompt" if getattr(config, "public_prompt", None) else ""))
     if filter_prompt is not None:
         bounds.append(PromptBound("self-filter (filter prompt)",
                                   _template_tokens(lm, filter_prompt.replace("{document}", opening)),
-                                  T, "--T", 0))  # scored in one forward pass: nothing generated
+                                  T, "--T", 0,  # scored in one forward pass: nothing generated
+                                  template_by="--filter-prompt" if getattr(config, "filter_prompt", None) else ""))
     return bounds
 
 
@@ -145,13 +153,38 @@ def check_context(lm, config, *, public_prompt: str | None, filter_prompt: str |
                            vocabulary=vocabulary):
         if b.total <= limit:
             continue
+        keywords = f" + {b.keyword_tokens} ({{keyword}}: the longest keyword)" if b.keyword_tokens else ""
         inserted = (f" + {b.inserted_tokens} ({b.inserted_by}) + {2 * BOUNDARY_TOKENS} (where it meets the template)"
                     if b.inserted_tokens else "")
-        room = limit - (b.total - b.inserted_tokens)
-        fix = (f"lower {b.inserted_by} to at most {room}, or " if b.inserted_by.startswith("--") and room >= 1 else "")
+        room = _room(lm, config, b, limit, public_prompt=public_prompt, filter_prompt=filter_prompt,
+                     vocabulary=vocabulary)
+        fixes = [f"lower {b.inserted_by} to at most {room}" if room else "",
+                 f"shorten {b.template_by}" if b.template_by else "", "use a model with a longer context"]
+        fixes = [f for f in fixes if f]
         raise ConfigError(
             f"the prompts of this build do not fit the context window of {lm.name} ({limit} positions): "
-            f"{b.stage} needs up to {b.template_tokens} (template){inserted} + {b.new_tokens} (generated) = "
-            f"{b.total} tokens. No document went through the model and nothing was drawn; {fix}use a model with a "
-            "longer context."
+            f"{b.stage} needs up to {b.template_tokens} (template){keywords}{inserted} + {b.new_tokens} (generated) = "
+            f"{b.total} tokens. No document went through the model and nothing was drawn; "
+            f"{''.join(f + ', ' for f in fixes[:-1])}{'or ' if len(fixes) > 1 else ''}{fixes[-1]}."
         )
+
+
+def _room(lm, config, bound: PromptBound, limit: int, **parts) -> int | None:
+    """The largest value of ``bound.inserted_by`` (an option) at which the stage ``bound.stage`` fits, or None
+    (not an option, or no value >= 1 fits). The stage's bound is recomputed for each tried value, so a term that
+    grows with it (an open vocabulary's keyword bound grows with ``--max-document-tokens``) is counted."""
+    if not bound.inserted_by.startswith("--"):
+        return None
+    field = bound.inserted_by[2:].replace("-", "_")
+    if not hasattr(config, field):
+        return None
+
+    def fits(value: int) -> bool:
+        trial = config.model_copy(update={field: value})
+        return all(b.total <= limit for b in prompt_bounds(lm, trial, **parts) if b.stage == bound.stage)
+
+    low, high = 0, getattr(config, field)  # fits(high) is False: the stage did not fit
+    while high - low > 1:  # largest value that fits, by bisection (the bound grows with the value)
+        middle = (low + high) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle)
+    return low or None
