@@ -27,7 +27,12 @@ sys.path.insert(0, str(HERE.parent / "examples"))
 from per_person import demo_notes  # noqa: E402  (the demo's seeded sample of the notes)
 
 __all__ = ["HERE", "answer_corpus", "arguments", "demo_notes", "machine", "mean_sd", "mean_sd_rows", "measure_rag", "merge_runs",
-           "score", "seed_list", "write_results"]
+           "score", "seed_list", "write_results", "KEYWORD_REPHRASE_PROMPT"]
+
+KEYWORD_REPHRASE_PROMPT = ("Rephrase the following document about {keyword} without altering the important "
+                           "information contained within it.\nDocument: {document}")
+"""The paper's rephrase prompt naming the cluster's released keyword (public): one generic variant judged on every
+kind of data (Medical in bench_utility.py, tickets in bench_tickets.py, MovieLens with eval_variant.py)."""
 
 
 def arguments(doc: str, name: str, *, documents: int = 2000, documents_help: str | None = None,

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from tickets import make_tickets  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import mean_sd, merge_runs  # noqa: E402
+from _common import KEYWORD_REPHRASE_PROMPT, mean_sd, merge_runs  # noqa: E402
 
 from dpsynrag.eval.presets import get_preset  # noqa: E402
 from dpsynrag.models import Embedder, LanguageModel  # noqa: E402
@@ -80,8 +80,7 @@ VARIANTS: dict[str, tuple[str, dict]] = {
                                  response_prefix="Customer:", T=64, svt_max_paid=16)),
     "keyword-rephrase": ("cpu with the paper's rephrase prompt naming the cluster's released keyword (the generic "
                          "variant of bench_utility.py's demo-keyword-rephrase; no per-task text)",
-                         dict(rephrase_prompt=("Rephrase the following document about {keyword} without altering the "
-                                               "important information contained within it.\nDocument: {document}"))),
+                         dict(rephrase_prompt=KEYWORD_REPHRASE_PROMPT)),
 }
 
 

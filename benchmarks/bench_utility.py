@@ -34,8 +34,8 @@ import time
 from pathlib import Path
 
 import torch
-from _common import (answer_corpus, arguments, demo_notes, machine, mean_sd_rows, measure_rag, merge_runs,
-                     seed_list, write_results)
+from _common import (KEYWORD_REPHRASE_PROMPT, answer_corpus, arguments, demo_notes, machine, mean_sd_rows,
+                     measure_rag, merge_runs, seed_list, write_results)
 
 from dpsynrag.models import Embedder, LanguageModel
 from dpsynrag.pipeline.build import KEYWORD_SLOT, REPHRASE_PROMPT, build_corpus
@@ -50,10 +50,6 @@ COMMON = dict(
 )
 # The rephrase instruction with the cluster's released keyword as the document (public after the histogram).
 KEYWORD_PUBLIC_PROMPT = REPHRASE_PROMPT.format(document=KEYWORD_SLOT)
-# The paper's rephrase prompt naming the cluster's released keyword (public): one generic variant judged on
-# every kind of data (Medical here, MovieLens with benchmarks/eval_variant.py, tickets in bench_tickets.py).
-KEYWORD_REPHRASE_PROMPT = ("Rephrase the following document about {keyword} without altering the important "
-                           "information contained within it.\nDocument: {document}")
 # name -> (what it is, build parameters). "paper-demo" is the demo preset measured before this change.
 VARIANTS: dict[str, tuple[str, dict]] = {
     "paper-demo": ("demo preset before: K=3, L=3, R=24, k=50, paper clustering and decoding",

@@ -68,7 +68,7 @@ def trim_partial_ending(text: str, *, min_kept: float = 1 / 3) -> str:
 
 
 KEYWORD_SLOT = "{keyword}"
-"""In a public prompt, replaced by each cluster's released keyword (a DP output: public)."""
+"""In a public prompt or a rephrase prompt, replaced by each cluster's released keyword (a DP output: public)."""
 
 DOCUMENT_SLOT = "{document}"
 """In a rephrase prompt, replaced by one member's (private) text."""
