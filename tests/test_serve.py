@@ -477,6 +477,31 @@ def test_batcher_closes_a_batch_after_max_wait():
     for bad in (dict(max_batch=0), dict(queue_size=0), dict(max_wait_ms=-1), dict(max_wait_ms=float("nan")), dict(max_batch=2.5)):
         with pytest.raises(ConfigError):
             BatchPolicy(**bad)
+
+
+def test_batcher_waits_after_a_busy_batch_so_returning_clients_join():
+    """The wait counts from the end of the batch before, not only from the item's arrival: ``c`` arrives during
+    a gated batch and waits past its own ``max_wait_ms``; ``d``, sent when the gate opens (a client whose
+    answer just came back), joins it. Counted from ``c``'s arrival alone, ``c`` would run by itself at once
+    and ``d`` after it (sizes [2, 1, 1]): the clients would stay split in two batches."""
+    gate, sizes = threading.Event(), []
+
+    def gated(items):
+        sizes.append(len(items))
+        assert gate.wait(30)
+        return items
+
+    batcher = MicroBatcher(gated, BatchPolicy(max_batch=2, max_wait_ms=1000, queue_size=10))
+    first = [batcher.submit(x) for x in "ab"]  # a full batch: runs at once, held at the gate
+    wait_until(lambda: sizes, "the first batch")
+    c = batcher.submit("c")
+    time.sleep(1.5)  # c's own max_wait_ms passes while the worker is busy
+    gate.set()
+    assert [f.result(30) for f in first] == ["a", "b"]
+    d = batcher.submit("d")  # within max_wait_ms of the first batch's end (1 s of margin)
+    assert (c.result(30), d.result(30)) == ("c", "d")
+    assert sizes == [2, 2]
+    assert batcher.close(30)
     with pytest.raises(ConfigError, match="--request-timeout"):
         ServiceLimits(request_timeout_s=0)
 

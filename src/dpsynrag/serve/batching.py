@@ -51,8 +51,12 @@ class BatchPolicy:
     Attributes:
         max_batch: most questions per forward pass of the embedder (>= 1; 1: one question per pass, the
             unbatched service).
-        max_wait_ms: longest a batch waits for more questions after its first one arrived, in
-            milliseconds (>= 0); a batch closes earlier when ``max_batch`` questions wait.
+        max_wait_ms: longest a batch waits for more questions, in milliseconds (>= 0), counted from the
+            later of its first question's arrival and the end of the batch before it; a batch closes earlier
+            when ``max_batch`` questions wait. Counting from the end of a busy batch keeps concurrent clients
+            in one batch: without it, the questions that arrived during a forward pass run at once, alone,
+            while the clients just answered send theirs, and the clients stay split in two alternating
+            batches (measured: benchmarks/results/bench_serve.md).
         queue_size: most questions waiting for a batch (>= 1); one more gets 503 with ``Retry-After``.
     """
 
@@ -85,8 +89,10 @@ class MicroBatcher:
     """Calls ``fn`` on batches of items submitted concurrently, from one worker thread.
 
     A batch opens with the oldest waiting item and closes when ``max_batch`` items wait or ``max_wait_ms``
-    after that item was submitted, whichever comes first (at once when the worker was busy longer than
-    that). Items wait in a bounded FIFO queue; the worker starts on the first :meth:`submit`.
+    after the later of that item's submission and the end of the previous batch, whichever comes first
+    (:class:`BatchPolicy`). An item thus waits at most the batch running when it arrived plus
+    ``max_wait_ms`` before its own batch starts. Items wait in a bounded FIFO queue; the worker starts on
+    the first :meth:`submit`.
 
     Args:
         fn: ``items -> results``, one result per item, in order. When it raises, every item of the batch
@@ -104,6 +110,7 @@ class MicroBatcher:
         self._cond = threading.Condition()
         self._closed = False
         self._thread: threading.Thread | None = None
+        self._free_since = 0.0  # time.monotonic() at the end of the last batch
         self._batch_s = 0.0  # exponential moving average of a batch's seconds (for Retry-After)
 
     def __len__(self) -> int:
@@ -165,7 +172,7 @@ class MicroBatcher:
                 self._cond.wait()
             if not self._queue:
                 return None
-            deadline = self._queue[0][0] + self.policy.max_wait_ms / 1000
+            deadline = max(self._queue[0][0], self._free_since) + self.policy.max_wait_ms / 1000
             while len(self._queue) < self.policy.max_batch and not self._closed:
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -193,5 +200,6 @@ class MicroBatcher:
             else:
                 for (_, future), result in zip(batch, results):
                     future.set_result(result)
-            elapsed = time.monotonic() - start
+            self._free_since = time.monotonic()
+            elapsed = self._free_since - start
             self._batch_s = 0.8 * self._batch_s + 0.2 * elapsed if self._batch_s else elapsed
