@@ -81,8 +81,8 @@ def test_error_message_of_a_validation_error():
     with pytest.raises(ValidationError) as info:
         BuildConfig(epsilon=10, delta=1e-3, temperature=0, R=0)
     assert error_message(info.value) == (
-        "--R (`R`): Input should be greater than or equal to 1 (found 0); "
-        "--tau (`temperature`): Input should be greater than 0 (found 0)")
+        "--tau (`temperature`): Input should be greater than 0 (found 0); "
+        "--R (`R`): Input should be greater than or equal to 1 (found 0)")  # in field order: a generating method's first
     with pytest.raises(ValidationError) as info:
         BuildConfig(epsilon=10, delta=1e-3, filter_prompt="no placeholder")
     assert error_message(info.value) == "--filter-prompt must contain the placeholder {document}."

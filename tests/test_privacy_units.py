@@ -33,8 +33,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpsynrag.data.io import Document, as_documents, load_documents
-from dpsynrag.errors import DataError
-from dpsynrag.pipeline.clustering import soft_cluster, soft_cluster_units
+from dpsynrag.errors import ConfigError, DataError
+from dpsynrag.pipeline.clustering import soft_cluster
 from dpsynrag.pipeline.keywords import RarityKeywordExtractor, extract_keyword_sets, unit_keyword_sets
 from dpsynrag.pipeline.units import PrivacyUnits
 from dpsynrag.privacy.accountant import ZCDPAccountant
@@ -82,7 +82,7 @@ def _pipeline(docs: list[Document], *, match_text: bool = False, rule: str = "pa
     doc_kw = extract_keyword_sets(RarityKeywordExtractor(), texts, max_keywords=K, vocabulary=frozenset(POOL))
     persons = PrivacyUnits.from_documents(docs, "person")
     unit_kw = unit_keyword_sets(doc_kw, persons, max_keywords=K)
-    clusters = soft_cluster_units(doc_kw, unit_kw, persons, W, L=L, texts=texts if match_text else None, rule=rule)
+    clusters = soft_cluster(doc_kw, W, L=L, texts=texts if match_text else None, rule=rule, units=persons, unit_keywords=unit_kw)
     by_id = {d.id: d for d in docs}
     return unit_kw, [[docs[i].id for i in c] for c in clusters], by_id
 
@@ -189,8 +189,8 @@ def test_one_document_per_unit_equals_the_per_document_path():
     unit_kw = unit_keyword_sets(doc_kw, persons, max_keywords=K)
     assert list(unit_kw) == list(doc_kw)
     for rule in ("paper", "primary"):
-        assert soft_cluster_units(doc_kw, unit_kw, persons, W, L=L, rule=rule) == soft_cluster(doc_kw, W, L=L, rule=rule)
-    assert soft_cluster_units(doc_kw, unit_kw, persons, W, L=L, texts=texts) == soft_cluster(doc_kw, W, L=L, texts=texts)
+        assert soft_cluster(doc_kw, W, L=L, rule=rule, units=persons, unit_keywords=unit_kw) == soft_cluster(doc_kw, W, L=L, rule=rule)
+    assert soft_cluster(doc_kw, W, L=L, texts=texts, units=persons, unit_keywords=unit_kw) == soft_cluster(doc_kw, W, L=L, texts=texts)
 
 
 def test_member_is_the_document_where_the_keyword_ranks_best():
@@ -198,7 +198,7 @@ def test_member_is_the_document_where_the_keyword_ranks_best():
     persons = PrivacyUnits(np.array([0, 0, 1]), "person")
     unit_kw = unit_keyword_sets(doc_kw, persons, max_keywords=3)
     assert list(unit_kw) == [("fever", "rash", "cough"), ("cough",)]
-    clusters = soft_cluster_units(doc_kw, unit_kw, persons, ["fever", "cough"], L=2)
+    clusters = soft_cluster(doc_kw, ["fever", "cough"], L=2, units=persons, unit_keywords=unit_kw)
     assert clusters == [[1], [1, 2]]  # fever: first in document 1 (second in 0); cough: person 0's only holder is 1
 
 
@@ -224,6 +224,18 @@ def test_csv_empty_unit_is_refused(tmp_path):
     with pytest.raises(DataError, match="is empty") as info:
         load_documents(path, unit_field="person")
     assert "Zorblax" not in str(info.value)
+
+
+def test_clustering_per_person_needs_units_and_their_keyword_sets_together():
+    doc_kw = [("rash",), ("fever",)]
+    persons = PrivacyUnits(np.array([0, 0]), "person")
+    unit_kw = unit_keyword_sets(doc_kw, persons, max_keywords=2)
+    with pytest.raises(ConfigError, match="together"):
+        soft_cluster(doc_kw, ["rash"], L=1, units=persons)
+    with pytest.raises(ConfigError, match="together"):
+        soft_cluster(doc_kw, ["rash"], L=1, unit_keywords=unit_kw)
+    with pytest.raises(ConfigError, match="differ in length"):
+        soft_cluster(doc_kw[:1], ["rash"], L=1, units=persons, unit_keywords=unit_kw)
 
 
 def test_in_memory_documents_need_a_unit():
@@ -303,7 +315,7 @@ def test_a_person_with_50_documents(tiny_lm, tmp_path, monkeypatch):
             person += rng.random() < 0.4  # 1 to a few notes per other person
     docs = [Document(id=str(i), text=t, unit=u) for i, (t, u) in enumerate(zip(texts, units))]
     seen = {}
-    histogram, cluster = build_module.gaussian_sparse_histogram, build_module.soft_cluster_units
+    histogram, cluster = build_module.gaussian_sparse_histogram, build_module.soft_cluster
 
     def spy_histogram(keyword_sets, **kw):
         seen["sets"] = list(keyword_sets)
@@ -314,7 +326,7 @@ def test_a_person_with_50_documents(tiny_lm, tmp_path, monkeypatch):
         return seen["clusters"]
 
     monkeypatch.setattr(build_module, "gaussian_sparse_histogram", spy_histogram)
-    monkeypatch.setattr(build_module, "soft_cluster_units", spy_cluster)
+    monkeypatch.setattr(build_module, "soft_cluster", spy_cluster)
     corpus = _build(tiny_lm, tmp_path, docs, "heavy", privacy_unit_field="patient")
     assert len(seen["sets"]) == len(set(units)) and max(len(s) for s in seen["sets"]) <= SYNRAG["K"]
     memberships = [sum(i in heavy for i in members) for members in seen["clusters"]]

@@ -55,7 +55,7 @@ from dpsynrag.corpus import (
     SyntheticCorpus,
 )
 from dpsynrag.data.io import Document
-from dpsynrag.pipeline.corpus_config import CorpusConfig
+from dpsynrag.pipeline.corpus_config import GenerationConfig
 from dpsynrag.errors import ConfigError
 from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.privacy.events import ComposedEvent, DiscreteGaussianEvent
@@ -228,7 +228,7 @@ class AugPECalibration:
         return asdict(self)
 
 
-class AugPEConfig(CorpusConfig):
+class AugPEConfig(GenerationConfig):
     """Parameters of an Aug-PE build (validated on creation).
 
     Privacy: ``epsilon`` > 0, ``delta`` in (0, 1), ``conversion``. Evolution: ``population_size`` N,
@@ -245,8 +245,6 @@ class AugPEConfig(CorpusConfig):
     num_nearest_neighbor: int = Field(1, ge=1)
     threshold: float = Field(0.0, ge=0)
     selection: Literal["rank", "prob"] = "rank"
-    T: int = Field(70, ge=1)
-    temperature: float = Field(1.0, gt=0)
     description: Optional[str] = None
     random_prompt: str = RANDOM_PROMPT
     variation_prompt: str = VARIATION_PROMPT
@@ -266,8 +264,6 @@ class AugPEConfig(CorpusConfig):
             raise ValueError("`random_prompt` must contain the placeholder {description}.")
         if "{document}" not in self.variation_prompt:
             raise ValueError("`variation_prompt` must contain the placeholder {document}.")
-        if self.filter_prompt is not None and "{document}" not in self.filter_prompt:
-            raise ValueError("`filter_prompt` must contain the placeholder {document}.")
         return self
 
     @property

@@ -30,12 +30,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from dpsynrag.baselines.common import build_baseline, check_achieved, rho_target
 from dpsynrag.corpus import SyntheticCorpus
 from dpsynrag.data.io import Document
-from dpsynrag.pipeline.corpus_config import CorpusConfig
+from dpsynrag.pipeline.corpus_config import GenerationConfig
 from dpsynrag.errors import ConfigError
 from dpsynrag.pipeline.build import REPHRASE_PROMPT
 from dpsynrag.pipeline.context import check_context
@@ -88,7 +88,7 @@ class DPSynthCalibration:
         return asdict(self)
 
 
-class DPSynthConfig(CorpusConfig):
+class DPSynthConfig(GenerationConfig):
     """Parameters of a DP-Synth build (privacy arguments keyword-only, validated on creation).
 
     ``epsilon`` > 0, ``delta`` in (0, 1): the target of the whole build; ``conversion``: ρ → ε conversion
@@ -99,15 +99,7 @@ class DPSynthConfig(CorpusConfig):
     """
 
     num_batches: int = Field(80, ge=1)
-    T: int = Field(70, ge=1)
-    temperature: float = Field(1.0, gt=0)
     memory_budget_gb: float = Field(2.0, gt=0)
-
-    @model_validator(mode="after")
-    def _consistent(self) -> "DPSynthConfig":
-        if self.filter_prompt is not None and "{document}" not in self.filter_prompt:
-            raise ValueError("`filter_prompt` must contain the placeholder {document}.")
-        return self
 
     def calibrate(self) -> DPSynthCalibration:
         """c from (ε, δ): ρ = T/2 · (c/τ)² (parallel composition over the batches)."""

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from dpsynrag.errors import ConfigError
 from dpsynrag.methods.base import CorpusMethod, Method, OnlineMethod, Option
-from dpsynrag.pipeline.corpus_config import CorpusConfig
+from dpsynrag.pipeline.corpus_config import CorpusConfig, GenerationConfig
 
-__all__ = ["CorpusConfig", "CorpusMethod", "Method", "OnlineMethod", "Option", "get_method", "method_names", "methods",
+__all__ = ["CorpusConfig", "CorpusMethod", "GenerationConfig", "Method", "OnlineMethod", "Option", "get_method", "method_names", "methods",
            "register", "unregister"]
 
 _REGISTRY: dict[str, Method] = {}

@@ -53,7 +53,6 @@ from dpsynrag.pipeline.clustering import (
     group_count,
     release_warnings,
     soft_cluster,
-    soft_cluster_units,
     split_into_groups,
     top_keywords,
 )
@@ -246,16 +245,11 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         warnings.warn(message, stacklevel=2)
 
     display.start("clustering")
-    if persons is None:
-        clusters = soft_cluster(
-            doc_keywords, W, L=config.L, texts=texts if config.match_text else None, rule=config.clustering,
-            language=config.language,
-        )
-    else:  # one member per unit in a cluster (its most relevant document), a unit in at most L clusters
-        clusters = soft_cluster_units(
-            doc_keywords, counted, persons, W, L=config.L, texts=texts if config.match_text else None,
-            rule=config.clustering, language=config.language,
-        )
+    # per person: one member per unit in a cluster (its most relevant document), a unit in at most L clusters
+    clusters = soft_cluster(
+        doc_keywords, W, L=config.L, texts=texts if config.match_text else None, rule=config.clustering,
+        language=config.language, units=persons, unit_keywords=None if persons is None else counted,
+    )
     display.end(f"{len(clusters)} clusters")
     parallel = accountant.open_parallel(
         cal.branch_plan(groups=config.groups), num_branches=len(W), max_branches_per_unit=config.L_effective

@@ -6,7 +6,7 @@ a document depends only on that document's keywords (or text) and the public, al
 keyword list W, and its group only on its own text and released or public values. This is what
 overlapping parallel composition needs.
 
-Per person (:func:`soft_cluster_units`, ``--privacy-unit-field``): the same rules cluster privacy units on
+Per person (:func:`soft_cluster` with ``units``, ``--privacy-unit-field``): the same rules cluster privacy units on
 their capped keyword sets, and each unit is one member of a cluster, its most relevant document holding the
 cluster's keyword: a function of that unit's documents and W only.
 """
@@ -167,11 +167,11 @@ def soft_cluster(
     texts: Iterable[str] | None = None,
     rule: str = "paper",
     language: str = DEFAULT_LANGUAGE,
+    units=None,
+    unit_keywords: Sequence[Sequence[str]] | None = None,
 ) -> list[list[int]]:
-    """Soft clustering: each document joins at most L of the clusters whose keyword it contains.
-
-    The one-document-per-unit case of :func:`soft_cluster_units`: both run one walk over their members
-    (here the documents), and a document is its own cluster member.
+    """Soft clustering: each document (with ``units``: each privacy unit) joins at most L of the clusters
+    whose keyword it contains.
 
     ``rule="paper"`` (DP-SynRAG Alg. 1, line 8): walk r = R−1, …, 0 (``keywords`` sorted most
     frequent first): cluster r = documents that contain ``keywords[r]`` and are in fewer than L
@@ -187,10 +187,21 @@ def soft_cluster(
     Either way a document's memberships are a function of that document and the released W only,
     the condition of overlapping parallel composition (METHOD.md §1b, DP-SynRAG Lemma 6).
 
+    Per privacy unit (person; ``units``, :mod:`dpsynrag.pipeline.units`): the same walk runs over the units
+    on their keyword sets (``unit_keywords``, :func:`~dpsynrag.pipeline.keywords.unit_keyword_sets`), or with
+    ``texts`` on the released keywords that occur in any of their documents' texts, so a unit joins at most L
+    clusters, and it is **one member** of each: in cluster r, unit u's member is the document of u holding
+    ``keywords[r]`` (in its own keyword set; with ``texts``, in its text) where the word ranks best in that
+    document's keyword set (not in it: after every ranked one), ties to the first in file order. Memberships
+    and members are functions of the unit's own documents and the released W, so adding or removing a unit
+    (any number of documents) adds or removes one member in each of at most L clusters and changes nothing
+    else: overlapping parallel composition per unit, each cluster's mechanisms with their per-document
+    sensitivity. With one document per unit the clusters are the per-document ones.
+
     Args:
-        doc_keywords: each document's capped keyword set (as used in the histogram).
+        doc_keywords: each document's capped keyword set (as used in the histogram), in file order.
         keywords: the released keywords W, most frequent first.
-        L: the most clusters a document may join (>= 1).
+        L: the most clusters a document (a unit) may join (>= 1).
         texts: when given, "contains" means the keyword occurs as a word in the document's text
             (case-insensitive) instead of being among its keywords (``rule="paper"`` only). Any
             iterable, one text per document in order (e.g. a stream read from the file): it is read
@@ -198,93 +209,49 @@ def soft_cluster(
         rule: ``"paper"`` or ``"primary"`` (see above).
         language: the documents' language: ``texts`` are split into words with
             :func:`dpsynrag.data.words.text_words`, the tokenisation of the keyword extractors.
+        units: the :class:`~dpsynrag.pipeline.units.PrivacyUnits` of the documents; None: one per document.
+        unit_keywords: with ``units``, each unit's capped keyword set, in unit order.
 
     Returns:
-        One sorted list of document indices per keyword, in the order of ``keywords``.
-        No document appears in more than L lists.
+        One sorted list of document indices per keyword, in the order of ``keywords``. No document (with
+        ``units``: no unit's documents) in more than L lists; with ``units``, at most one document of each
+        unit per list.
 
     Raises:
-        ConfigError: bad ``L`` or ``rule``, ``rule="primary"`` with ``texts``, or ``texts`` and
-            ``doc_keywords`` of different lengths.
+        ConfigError: bad ``L`` or ``rule``, ``rule="primary"`` with ``texts``, ``units`` without
+            ``unit_keywords`` (or the reverse), or lengths that differ.
     """
     _check_walk(L, rule, texts)
-    words = doc_keywords if texts is None else _released_words(texts, keywords, language)
-    clusters, n = _walk(words, keywords, L=L, rule=rule)
-    if n != len(doc_keywords):
-        raise ConfigError(f"`texts` ({n}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
-    return clusters
-
-
-def soft_cluster_units(
-    doc_keywords: Sequence[Sequence[str]],
-    unit_keywords: Sequence[Sequence[str]],
-    units,
-    keywords: Sequence[str],
-    *,
-    L: int,
-    texts: Iterable[str] | None = None,
-    rule: str = "paper",
-    language: str = DEFAULT_LANGUAGE,
-) -> list[list[int]]:
-    """Soft clustering per privacy unit (person): each unit joins at most L clusters and is **one member**
-    of each, its most relevant document holding the cluster's keyword (:mod:`dpsynrag.pipeline.units`).
-
-    The units are clustered by the walk of :func:`soft_cluster` (``rule`` as there) on their keyword sets
-    (``unit_keywords``, :func:`~dpsynrag.pipeline.keywords.unit_keyword_sets`), or with ``texts`` on the
-    released keywords that occur in any of their documents' texts. In cluster r, unit u's member is the
-    document of u holding ``keywords[r]`` (in its own keyword set; with ``texts``, in its text) where the
-    word ranks best in that document's keyword set (not in it: after every ranked one), ties to the first
-    in file order. Memberships and members are functions of the unit's own documents and the released W,
-    so adding or removing a unit (any number of documents) adds or removes one member in each of at most L
-    clusters and changes nothing else: overlapping parallel composition per unit, each cluster's
-    mechanisms with their per-document sensitivity. With one document per unit this is :func:`soft_cluster`.
-
-    Args:
-        doc_keywords: each document's capped keyword set, in file order.
-        unit_keywords: each unit's capped keyword set, in unit order.
-        units: the :class:`~dpsynrag.pipeline.units.PrivacyUnits` of the documents.
-        keywords: the released keywords W, most frequent first.
-        L: the most clusters a unit may join (>= 1).
-        texts: one text per document in file order (``match_text``; ``rule="paper"`` only); read once.
-        rule, language: as in :func:`soft_cluster`.
-
-    Returns:
-        One sorted list of document indices per keyword, in the order of ``keywords``: at most one
-        document of each unit per list, and each unit's documents in at most L lists in all.
-
-    Raises:
-        ConfigError: bad ``L`` or ``rule``, ``rule="primary"`` with ``texts``, or lengths that differ.
-    """
-    _check_walk(L, rule, texts)
-    if units.num_documents != len(doc_keywords) or len(units) != len(unit_keywords):
+    if (units is None) != (unit_keywords is None):
+        raise ConfigError("give `units` and `unit_keywords` together (per person), or neither (per document).")
+    if units is not None and (units.num_documents != len(doc_keywords) or len(units) != len(unit_keywords)):
         raise ConfigError(f"`units` ({len(units)} units of {units.num_documents} documents), `unit_keywords` "
                           f"({len(unit_keywords)}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
-    matched: list[frozenset[str]] | None = None
-    if texts is not None:
-        matched = list(_released_words(texts, keywords, language))
-        if len(matched) != len(doc_keywords):
-            raise ConfigError(f"`texts` ({len(matched)}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
-        unit_sets: Iterable[Iterable[str]] = (
-            frozenset().union(*(matched[int(i)] for i in units.documents(u))) for u in range(len(units)))
-    else:
-        unit_sets = unit_keywords
+    matched = None if texts is None else list(_released_words(texts, keywords, language))
+    if matched is not None and len(matched) != len(doc_keywords):
+        raise ConfigError(f"`texts` ({len(matched)}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
+    if units is None:
+        clusters, _ = _walk(doc_keywords if matched is None else matched, keywords, L=L, rule=rule)
+        return clusters
+    unit_sets: Iterable[Iterable[str]] = unit_keywords if matched is None else (
+        frozenset().union(*(matched[int(i)] for i in units.documents(u))) for u in range(len(units)))
     unit_clusters, _ = _walk(unit_sets, keywords, L=L, rule=rule)
-    out: list[list[int]] = []
-    for r, members in enumerate(unit_clusters):
-        w = keywords[r]
-        chosen = []
-        for u in members:
-            best = None
-            for i in units.documents(u):
-                i = int(i)
-                own = doc_keywords[i]
-                if w not in own and (matched is None or w not in matched[i]):
-                    continue
-                rank = (own.index(w) if w in own else len(own), i)
-                best = rank if best is None or rank < best else best
-            chosen.append(best[1])
-        out.append(sorted(chosen))
-    return out
+    return [sorted(_unit_member(units.documents(u), keywords[r], doc_keywords, matched) for u in members)
+            for r, members in enumerate(unit_clusters)]
+
+
+def _unit_member(documents, w: str, doc_keywords: Sequence[Sequence[str]], matched) -> int:
+    """The unit's document (of ``documents``, file order) holding ``w`` where ``w`` ranks best (see
+    :func:`soft_cluster`); ``matched``: the released words of each text, or None."""
+    best = None
+    for i in documents:
+        i = int(i)
+        own = doc_keywords[i]
+        if w not in own and (matched is None or w not in matched[i]):
+            continue
+        rank = (own.index(w) if w in own else len(own), i)
+        best = rank if best is None or rank < best else best
+    return best[1]
 
 
 def group_count(noisy_count: float, *, group_size: int, max_groups: int, cap: int | None = None) -> int:

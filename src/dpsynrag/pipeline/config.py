@@ -8,7 +8,7 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
-from dpsynrag.pipeline.corpus_config import CorpusConfig
+from dpsynrag.pipeline.corpus_config import GenerationConfig
 from dpsynrag.pipeline.checkpoint import CHECKPOINTS_PER_STAGE
 from dpsynrag.privacy.calibration import DEFAULT_SVT_GRID, CalibratedBudget, calibrate, make_split
 from dpsynrag.privacy.events import ComposedEvent
@@ -25,7 +25,7 @@ DEFAULT_SVT_FRACTION, DEFAULT_SVT_BETA, DEFAULT_SVT_GAP = 0.25, 0.5, 2.0
 public gap g (nats)."""
 
 
-class BuildConfig(CorpusConfig):
+class BuildConfig(GenerationConfig):
     """Every parameter of a build. Privacy parameters are keyword-only and validated on creation.
 
     Privacy (METHOD.md §3): ``epsilon`` > 0 and ``delta`` in (0, 1) are the target; ``split`` and the
@@ -130,8 +130,6 @@ class BuildConfig(CorpusConfig):
     R: int = Field(500, ge=1)
     L: int = Field(5, ge=1)
     k: int = Field(80, ge=1)
-    T: int = Field(70, ge=1)
-    temperature: float = Field(1.0, gt=0)
     split: Literal["paper", "fractions"] = "paper"
     rho_hist: Optional[float] = Field(None, gt=0)
     epsilon_theta: Optional[float] = Field(None, gt=0)
@@ -193,8 +191,6 @@ class BuildConfig(CorpusConfig):
             raise ValueError(
                 f"`open_vocabulary_delta` must be below `delta` ({self.delta}). Found {self.open_vocabulary_delta}."
             )
-        if self.filter_prompt is not None and "{document}" not in self.filter_prompt:
-            raise ValueError("`filter_prompt` must contain the placeholder {document}.")
         if self.public_prompt is not None and not self.uses_public_prompt:
             raise ValueError(
                 "`public_prompt` is set but the 'paper' decoding with `public_weight` 0 runs no public prompt: "
@@ -296,29 +292,14 @@ class BuildConfig(CorpusConfig):
         Raises:
             InfeasibleBudgetError: when the target cannot pay for the split (nothing is run).
         """
-        split = make_split(
-            self.split,
-            L=self.L_effective,
-            hist=self.rho_hist,
-            theta=self.epsilon_theta,
-            embed=self.rho_embed,
-            outlier_removal=self.outlier_removal,
-        )
+        split = make_split(self.split, L=self.L_effective, hist=self.rho_hist, theta=self.epsilon_theta,
+                           embed=self.rho_embed, outlier_removal=self.outlier_removal)
         svt = {} if self.svt_max_paid is None else dict(
             svt_max_paid=self.svt_max_paid, svt_fraction=self.svt_fraction, svt_beta=self.svt_beta,
             svt_gap=self.svt_gap)
-        return calibrate(
-            epsilon=self.epsilon,
-            delta=self.delta,
-            K=self.K,
-            L=self.L_effective,
-            T=self.T,
-            temperature=self.temperature,
-            split=split,
-            conversion=self.conversion,
-            open_vocabulary_delta=self.hist_delta,
-            **svt,
-        )
+        return calibrate(epsilon=self.epsilon, delta=self.delta, K=self.K, L=self.L_effective, T=self.T,
+                         temperature=self.temperature, split=split, conversion=self.conversion,
+                         open_vocabulary_delta=self.hist_delta, **svt)
 
     def index_copies(self, noisy_count: float) -> int:
         """Index entries of a kept text whose cluster's released noisy count is ``noisy_count``: 1 without

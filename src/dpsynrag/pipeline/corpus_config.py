@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from dpsynrag.data.redaction import DEFAULT_PLACEHOLDER
 
@@ -60,3 +60,22 @@ class CorpusConfig(BaseModel):
     redact_identifiers: bool = False
     redact_pii: bool = False
     identifier_placeholder: str = Field(DEFAULT_PLACEHOLDER, min_length=1)
+
+    @model_validator(mode="after")
+    def _filter_prompt_has_document(self):
+        if self.filter_prompt is not None and "{document}" not in self.filter_prompt:
+            raise ValueError("`filter_prompt` must contain the placeholder {document}.")
+        return self
+
+
+class GenerationConfig(CorpusConfig):
+    """The base of a corpus method whose texts are sampled token by token from the language model.
+
+    Attributes:
+        T: tokens per synthetic text (>= 1; the private prediction's steps, each charged in the plan).
+        temperature: sampling temperature τ > 0 (in DP-SynRAG's and DP-Synth's private prediction, the
+            exponential mechanism's scale: a token costs ½(c/τ)² zCDP).
+    """
+
+    T: int = Field(70, ge=1)
+    temperature: float = Field(1.0, gt=0)

@@ -13,7 +13,7 @@ are unchanged. The bounds, all public:
 * clusters (§1b): the units are soft-clustered on their keyword sets (or, with ``match_text``, on the
   released keywords found in any of their texts): a unit joins at most L clusters. Inside a cluster it is
   **one member**: its most relevant document holding the cluster's keyword
-  (:func:`~dpsynrag.pipeline.clustering.soft_cluster_units`). So each unit adds one unit-norm embedding
+  (:func:`~dpsynrag.pipeline.clustering.soft_cluster` with ``units``). So each unit adds one unit-norm embedding
   to the noisy sum (L2 sensitivity 1), one vote to the threshold's utility (sensitivity 1) and one clipped
   logit vector to each token's score (sensitivity c, bounded range 2c/τ), in at most L clusters: the
   overlapping parallel composition of Theorem 1 holds with "unit" for "document".
