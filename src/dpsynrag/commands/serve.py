@@ -65,7 +65,7 @@ def serve_command(
     max_answer_tokens: int = typer.Option(256, "--max-answer-tokens", help="Largest max_tokens of /v1/query."),
     request_threads: int = typer.Option(16, "--request-threads", help="Requests handled at once by /v1/query and the listings (their thread pool's size)."),
     max_batch: int = typer.Option(32, "--max-batch", help="Most questions embedded in one forward pass (1: one question per pass, unbatched)."),
-    max_wait_ms: float = typer.Option(5.0, "--max-wait-ms", help="Longest a batch waits for more questions after its first, in milliseconds."),
+    max_wait_ms: float = typer.Option(5.0, "--max-wait-ms", help="Longest a batch waits for more questions, in milliseconds, after the later of its first question and the end of the batch before."),
     queue_size: int = typer.Option(256, "--queue-size", help="Most questions waiting for a batch; beyond it: 503 with Retry-After."),
     request_timeout: float = typer.Option(30.0, "--request-timeout", help="Seconds a request may wait for its retrieval (and /v1/query for the model) before 504; also the shutdown grace."),
     threads: Optional[int] = typer.Option(None, "--threads", hidden=True, help="Deprecated spelling of --request-threads."),
