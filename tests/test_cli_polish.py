@@ -199,3 +199,26 @@ def test_eval_report_marks_a_corpus_that_kept_no_text():
     assert ("no text kept: the corpus of DP-SynRAG (ε=1) (0 of 8) kept no synthetic text, so there was no context "
             "to retrieve and the answers came from the model alone") in md
     assert "no text kept" not in render_markdown(_fake_results())
+
+
+def test_own_warnings_print_as_one_warning_line(capsys, monkeypatch):
+    """A build's warnings.warn (e.g. pipeline/build.py's release warnings) reads `warning: …` on the command line,
+    not Python's `…/build.py:245: UserWarning: …`; another library's warning keeps Python's form."""
+    import warnings
+
+    from dpsynrag import cli
+    from dpsynrag.pipeline import build
+
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # restored after the test
+    runner.invoke(app, ["report", "/nonexistent/corpus"])  # any command: the root callback installs it
+    assert warnings.showwarning is cli._show_warning
+    warnings.showwarning(UserWarning("--k 30 is larger than every released keyword count [largest 5]"), UserWarning,
+                         build.__file__, 245)
+    assert capsys.readouterr().err == "warning: --k 30 is larger than every released keyword count [largest 5]\n"
+    python_form = []
+    monkeypatch.setattr(cli, "_python_showwarning", lambda *args: python_form.append(args))
+    warnings.showwarning(UserWarning("from elsewhere"), UserWarning, "/elsewhere/lib.py", 3)
+    warnings.showwarning(DeprecationWarning("old"), DeprecationWarning, build.__file__, 9)
+    assert [(str(a[0]), a[2], a[3]) for a in python_form] == [("from elsewhere", "/elsewhere/lib.py", 3),
+                                                             ("old", build.__file__, 9)]
+    assert capsys.readouterr().err == ""

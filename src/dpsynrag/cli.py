@@ -7,6 +7,9 @@ Commands: ``build``, ``budget`` (:mod:`dpsynrag.commands.build`: method options 
 
 from __future__ import annotations
 
+import os
+import warnings
+
 import typer
 from typer.core import TyperGroup, TyperOption
 
@@ -66,6 +69,23 @@ def _exit_on_sigterm(signum, frame) -> None:
     raise SystemExit(128 + signum)
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_python_showwarning = warnings.showwarning
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` of the command line: a ``UserWarning`` raised from dpsynrag's own code is one
+    ``warning: …`` line on stderr, as the commands print theirs (not Python's ``path:line: UserWarning: …``);
+    any other warning as Python prints it."""
+    if issubclass(category, UserWarning) and os.path.abspath(filename).startswith(_PACKAGE_DIR):
+        from rich.console import Console
+        from rich.markup import escape
+
+        Console(stderr=True, soft_wrap=True).print(f"[yellow]warning:[/] {escape(str(message))}")
+        return
+    _python_showwarning(message, category, filename, lineno, file, line)
+
+
 def _print_version(value: bool) -> None:
     if value:
         typer.echo(f"dpsynrag {__version__}")
@@ -83,6 +103,7 @@ def _root(
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    warnings.showwarning = _show_warning
 
 
 
