@@ -247,6 +247,7 @@ def test_dry_run_prints_the_plan_and_the_work_and_touches_nothing(tmp_path, no_g
     out = _out(result)
     assert "Calibrated parameters" in out and "Privacy report" in out and "epsilon (Bun-Steinke)" in out
     assert "Work for 7 documents (declared; estimates)" in out
+    assert "timing the model at the build's shapes: prompts of 256-token documents" in out  # said before it runs
     assert "20 prefills, 42 decode forwards" in out  # test_work_closed_forms
     assert plan.minutes(20 * 1.0 + 24 * 2.0 + 18 * 0.5 + 13 * 0.25) in out and "80 s" in out
     assert "dry run: no data read, nothing spent, nothing written." in out

@@ -117,6 +117,8 @@ def _estimate(config, method: Method, expected: int | None, *, filter_prompt: st
     check_context(lm, config, public_prompt=resolve_public_prompt(config), filter_prompt=filter_prompt,
                   vocabulary=vocabulary)
     work = estimate_work(config, expected, device=lm.device, self_filter=filter_prompt is not None)
+    err_console.print(f"timing the model at the build's shapes: prompts of {config.max_document_tokens}-token documents, "
+                      f"decode steps of {work.step_rows} rows (public filler, no data read) ...")
     timing = time_model(lm, embedder, config, work, load_s=load_s)
     console.print(work_table(work, timing))
     console.print(timing_note(timing))
