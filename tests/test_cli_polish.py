@@ -222,3 +222,21 @@ def test_own_warnings_print_as_one_warning_line(capsys, monkeypatch):
     assert [(str(a[0]), a[2], a[3]) for a in python_form] == [("from elsewhere", "/elsewhere/lib.py", 3),
                                                              ("old", build.__file__, 9)]
     assert capsys.readouterr().err == ""
+
+
+DP_RAG_ONLY = {"--documents": "x.jsonl", "--epsilon-per-query": "1", "--delta": "1e-3", "--total-epsilon": "5",
+               "--composition": "zcdp", "--utility": "top-k", "--top-p": "0.1", "--retrieval-epsilon": "0.5", "--T": "9",
+               "--public-weight": "0.1", "--task": "medical", "--text-field": "body", "--id-field": "id",
+               "--max-document-tokens": "64", "--seed": "1", "--ledger": "l.sqlite", "--lifetime-epsilon": "20"}
+
+
+def test_query_groups_the_dp_rag_options_and_a_corpus_query_refuses_each(tmp_path, monkeypatch):
+    """`query --help` shows --method dp-rag's own options in one panel, and that panel is the list a corpus query refuses."""
+    text = _help("query")
+    assert re.findall(r"╭─ (.+?) ─", text) == ["Arguments", "Options", "DP-RAG (--method dp-rag: each query costs its epsilon)"]
+    dp_rag_panel = text[text.index("╭─ DP-RAG"):]
+    assert {flag for flag in DP_RAG_ONLY if re.search(rf"{re.escape(flag)}\b", dp_rag_panel)} == set(DP_RAG_ONLY)
+    monkeypatch.chdir(tmp_path)
+    for flag, value in DP_RAG_ONLY.items():
+        result = runner.invoke(app, ["query", "corpus", "q", flag, value])
+        assert result.exit_code == 2 and f"error: {flag} applies only to --method dp-rag." in _out(result), (flag, result.output)

@@ -15,6 +15,10 @@ from dpsynrag.commands.ledger import LEDGER_HELP, LIFETIME_HELP, open_ledger, su
 from dpsynrag.methods import methods
 
 
+DP_RAG_PANEL = "DP-RAG (--method dp-rag: each query costs its epsilon)"
+"""The ``--help`` panel of the options of ``--method dp-rag`` only: a corpus query refuses them when typed."""
+
+
 def query_command(
     ctx: typer.Context,
     corpus_dir: Optional[str] = typer.Argument(None, help="A corpus folder made by `dpsynrag build` (none with --method dp-rag)."),
@@ -24,28 +28,28 @@ def query_command(
     repeat_copies: bool = typer.Option(False, "--repeat-copies", help="Retrieve a text once per index copy (--index-copy-size), as the evaluation harness does; default: --top-k distinct texts."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="Answer length in tokens (default 64; dp-rag: --T)."),
     method: str = typer.Option("corpus", "--method", help="corpus (RAG over a synthetic corpus: free) | dp-rag (query-time DP over --documents: costs budget)."),
-    documents: Optional[Path] = typer.Option(None, "--documents", help="dp-rag: the private collection (file, or a task's data folder with --task)."),
-    epsilon_per_query: Optional[float] = typer.Option(None, "--epsilon-per-query", help="dp-rag: epsilon of each query."),
-    delta: Optional[float] = typer.Option(None, "--delta", help="dp-rag: delta of each query (and of the zCDP session total)."),
-    total_epsilon: Optional[float] = typer.Option(None, "--total-epsilon", help="dp-rag: refuse the query if it alone exceeds this total (one call is one session; across calls use --lifetime-epsilon or `dpsynrag ledger set-budget`)."),
-    composition: str = typer.Option("basic", "--composition", help="dp-rag: composition checked against --total-epsilon: basic | zcdp."),
-    utility: str = typer.Option("top-p", "--utility", help="dp-rag: retrieval threshold utility: top-p | top-k."),
-    top_p: float = typer.Option(0.02, "--top-p", help="dp-rag: share of the score weight retrieved (top-p utility)."),
-    retrieval_epsilon: Optional[float] = typer.Option(None, "--retrieval-epsilon", help="dp-rag: epsilon of the retrieval threshold (default epsilon/11)."),
-    T: int = typer.Option(70, "--T", help="dp-rag: answer tokens."),
-    public_weight: float = typer.Option(0.01, "--public-weight", help="dp-rag: weight of the public prompt (the question alone)."),
-    task: Optional[str] = typer.Option(None, "--task", help="dp-rag: public task (reads a task's data folder)."),
+    documents: Optional[Path] = typer.Option(None, "--documents", help="dp-rag: the private collection (file, or a task's data folder with --task).", rich_help_panel=DP_RAG_PANEL),
+    epsilon_per_query: Optional[float] = typer.Option(None, "--epsilon-per-query", help="dp-rag: epsilon of each query.", rich_help_panel=DP_RAG_PANEL),
+    delta: Optional[float] = typer.Option(None, "--delta", help="dp-rag: delta of each query (and of the zCDP session total).", rich_help_panel=DP_RAG_PANEL),
+    total_epsilon: Optional[float] = typer.Option(None, "--total-epsilon", help="dp-rag: refuse the query if it alone exceeds this total (one call is one session; across calls use --lifetime-epsilon or `dpsynrag ledger set-budget`).", rich_help_panel=DP_RAG_PANEL),
+    composition: str = typer.Option("basic", "--composition", help="dp-rag: composition checked against --total-epsilon: basic | zcdp.", rich_help_panel=DP_RAG_PANEL),
+    utility: str = typer.Option("top-p", "--utility", help="dp-rag: retrieval threshold utility: top-p | top-k.", rich_help_panel=DP_RAG_PANEL),
+    top_p: float = typer.Option(0.02, "--top-p", help="dp-rag: share of the score weight retrieved (top-p utility).", rich_help_panel=DP_RAG_PANEL),
+    retrieval_epsilon: Optional[float] = typer.Option(None, "--retrieval-epsilon", help="dp-rag: epsilon of the retrieval threshold (default epsilon/11).", rich_help_panel=DP_RAG_PANEL),
+    T: int = typer.Option(70, "--T", help="dp-rag: answer tokens.", rich_help_panel=DP_RAG_PANEL),
+    public_weight: float = typer.Option(0.01, "--public-weight", help="dp-rag: weight of the public prompt (the question alone).", rich_help_panel=DP_RAG_PANEL),
+    task: Optional[str] = typer.Option(None, "--task", help="dp-rag: public task (reads a task's data folder).", rich_help_panel=DP_RAG_PANEL),
     model: Optional[str] = typer.Option(None, "--model", help="Language model: hub id, folder or GGUF file (default: the corpus's; dp-rag: offline SmolLM2-135M-Instruct)."),
     embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedding model id or folder (default: the corpus's, and of its dimension; dp-rag: offline all-MiniLM-L6-v2)."),
-    text_field: str = typer.Option("text", help="dp-rag: field holding the document text."),
-    id_field: Optional[str] = typer.Option(None, help="dp-rag: field holding a unique document id."),
-    max_document_tokens: int = typer.Option(256, help="dp-rag: truncate each document to this many tokens."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="dp-rag: reproducible, NOT for release."),
+    text_field: str = typer.Option("text", help="dp-rag: field holding the document text.", rich_help_panel=DP_RAG_PANEL),
+    id_field: Optional[str] = typer.Option(None, help="dp-rag: field holding a unique document id.", rich_help_panel=DP_RAG_PANEL),
+    max_document_tokens: int = typer.Option(256, help="dp-rag: truncate each document to this many tokens.", rich_help_panel=DP_RAG_PANEL),
+    seed: Optional[int] = typer.Option(None, "--seed", help="dp-rag: reproducible, NOT for release.", rich_help_panel=DP_RAG_PANEL),
     as_json: bool = typer.Option(False, "--json", help="Print JSON: the answer and its contexts (id, score, keyword, copies, text); dp-rag: the answer and the session's privacy report."),
     answer_endpoint: Optional[str] = typer.Option(None, "--answer-endpoint", help="Answer with an OpenAI-compatible API (e.g. http://127.0.0.1:8080/v1) instead of the corpus's model; key from $DPSYNRAG_ANSWER_API_KEY."),
     answer_model: Optional[str] = typer.Option(None, "--answer-model", help="The model name the --answer-endpoint serves."),
-    ledger: Optional[Path] = typer.Option(None, "--ledger", help="dp-rag: " + LEDGER_HELP),
-    lifetime_epsilon: Optional[float] = typer.Option(None, "--lifetime-epsilon", help="dp-rag: " + LIFETIME_HELP),
+    ledger: Optional[Path] = typer.Option(None, "--ledger", help="dp-rag: " + LEDGER_HELP, rich_help_panel=DP_RAG_PANEL),
+    lifetime_epsilon: Optional[float] = typer.Option(None, "--lifetime-epsilon", help="dp-rag: " + LIFETIME_HELP, rich_help_panel=DP_RAG_PANEL),
 ) -> None:
     """Answer a question from a synthetic corpus (post-processing: costs no privacy budget), or with
     DP-RAG over the private documents (--method dp-rag: each query costs --epsilon-per-query).
@@ -78,7 +82,7 @@ def query_command(
         if method not in ("corpus", *corpus_methods):
             raise ConfigError(f"`--method` must be corpus (or the corpus's method: {', '.join(corpus_methods)}) or dp-rag. "
                               f"Found {method!r}.")
-        extra = typed_flags(ctx, _CORPUS_QUERY_IGNORES)
+        extra = typed_flags(ctx, {p.name for p in ctx.command.params if getattr(p, "rich_help_panel", None) == DP_RAG_PANEL})
         if extra:
             raise ConfigError(f"{_flags_verb(extra, 'applies', 'apply')} only to --method dp-rag.")
         if model is not None and answer_endpoint is not None:
@@ -131,12 +135,6 @@ def _flags_verb(flags: list[str], singular: str, plural: str) -> str:
     return f"{', '.join(flags)} {singular if len(flags) == 1 else plural}"
 
 
-# `dpsynrag query` options of --method dp-rag only: a corpus query refuses them when typed.
-_CORPUS_QUERY_IGNORES = {
-    "documents", "epsilon_per_query", "delta", "total_epsilon", "composition", "utility", "top_p", "retrieval_epsilon",
-    "T", "public_weight", "task", "text_field", "id_field", "max_document_tokens", "seed", "ledger",
-    "lifetime_epsilon",
-}
 
 
 def _query_embedder(name: Optional[str], corpus):
