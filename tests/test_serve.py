@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from fakes import HashEmbedder
 from fastapi.testclient import TestClient
-from servers import TEXTS, LoopbackServer, fake_openai_app, write_corpus
+from servers import TEXTS, LoopbackServer, fake_openai_app, free_port, write_corpus
 from test_embedder import tiny_st_folder  # noqa: F401 - a fixture: the tiny sentence-transformers model
 from typer.testing import CliRunner
 
@@ -541,6 +541,44 @@ def test_sigterm_answers_the_requests_in_flight(folders):
         service.submit_search("notes", "fever")
 
 
+def test_serve_refuses_before_loading_a_port_in_use_an_unknown_host_and_a_wait_past_the_timeout(folders, monkeypatch):
+    import socket
+
+    monkeypatch.setattr(CorpusService, "load", classmethod(lambda cls, *a, **k: pytest.fail("loaded the corpora")))
+    serve = ["serve", str(folders / "notes"), "--retrieval-only"]
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = runner.invoke(cli_app, [*serve, "--port", str(port)])
+    assert result.exit_code == 2, result.output
+    assert f"error: cannot listen on 127.0.0.1:{port}: Address already in use" in " ".join(result.output.split())
+    result = runner.invoke(cli_app, [*serve, "--host", "999.1.1.1"])
+    assert result.exit_code == 2 and "`--host` '999.1.1.1' is not an address of this machine" in result.output, result.output
+    result = runner.invoke(cli_app, [*serve, "--max-wait-ms", "2000", "--request-timeout", "2", "--port", str(free_port())])
+    assert result.exit_code == 2, result.output
+    assert "`--max-wait-ms` (2000) must be below `--request-timeout` (2 s = 2000 ms)" in " ".join(result.output.split())
+
+
+def test_a_graceful_stop_exits_0_and_the_sigterm_handler_comes_back():
+    """uvicorn raises SIGTERM again after its graceful shutdown; while it serves that is ignored (serve exits 0)."""
+    import signal
+
+    from dpsynrag.commands.serve import _graceful_sigterm
+
+    original, seen = signal.getsignal(signal.SIGTERM), []
+    record = lambda signum, frame: seen.append(signum)  # noqa: E731 - the handler before serve's
+    signal.signal(signal.SIGTERM, record)
+    try:
+        with _graceful_sigterm():
+            signal.raise_signal(signal.SIGTERM)
+        assert seen == [] and signal.getsignal(signal.SIGTERM) is record
+        signal.raise_signal(signal.SIGTERM)
+        assert seen == [signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGTERM, original)
+
+
 def test_serve_command_passes_the_load_settings(folders, monkeypatch):
     import uvicorn
 
@@ -550,7 +588,8 @@ def test_serve_command_passes_the_load_settings(folders, monkeypatch):
     seen = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(app=app, **kw))
     result = runner.invoke(cli_app, ["serve", str(folders / "notes"), "--retrieval-only", "--max-batch", "7",
-                                     "--max-wait-ms", "2.5", "--queue-size", "9", "--request-timeout", "12"])
+                                     "--max-wait-ms", "2.5", "--queue-size", "9", "--request-timeout", "12",
+                                     "--port", str(free_port())])
     assert result.exit_code == 0, result.output
     assert seen["timeout_graceful_shutdown"] == 17  # the request timeout plus 5 s
     assert "up to 7 questions per forward pass, 2.5 ms wait, 9 queued at most; request timeout 12 s" in " ".join(result.output.split())

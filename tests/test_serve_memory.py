@@ -45,3 +45,26 @@ def test_the_cap_holds_eight_allocating_threads_to_one_arena():
 def test_malloc_arena_max_set_by_the_operator_wins():
     assert limit_malloc_arenas(2, env={"MALLOC_ARENA_MAX": "4"}) is False
     assert limit_malloc_arenas(2, env={}) is True  # glibc (the machines of this project)
+
+
+def test_serve_caps_the_arenas_before_it_loads_anything(monkeypatch, tmp_path):
+    """Arenas made while the models load stay: the cap must come first (a new user counted 5 when it came after)."""
+    from typer.testing import CliRunner
+
+    from dpsynrag.cli import app
+    from dpsynrag.commands import serve
+    from dpsynrag.errors import CorpusError
+    from dpsynrag.serve import CorpusService
+
+    calls = []
+    monkeypatch.setattr(serve, "limit_malloc_arenas", lambda *a, **k: calls.append("cap") or True)
+
+    def load(cls, *args, **kwargs):
+        calls.append("load")
+        raise CorpusError("stop here")
+
+    monkeypatch.setattr(CorpusService, "load", classmethod(load))
+    from servers import free_port
+
+    result = CliRunner().invoke(app, ["serve", str(tmp_path), "--retrieval-only", "--port", str(free_port())])
+    assert calls == ["cap", "load"] and result.exit_code == 2, result.output

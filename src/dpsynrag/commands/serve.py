@@ -1,9 +1,12 @@
 """``dpsynrag serve``: the HTTP query service over synthetic corpora (:mod:`dpsynrag.serve`)."""
 
+import contextlib
 import ctypes
 import ipaddress
 import math
 import os
+import signal
+import threading
 from pathlib import Path
 from typing import Optional
 
@@ -31,18 +34,54 @@ def limit_malloc_arenas(arenas: int = MALLOC_ARENAS, env: dict | None = None) ->
 
     Args:
         arenas: the most arenas (>= 1).
-        env: the environment (``os.environ``): a ``MALLOC_ARENA_MAX`` set there wins (glibc read it at start).
+        env: the environment (``os.environ``): a ``MALLOC_ARENA_MAX`` or a ``glibc.malloc.arena_max`` in
+            ``GLIBC_TUNABLES`` set there wins (glibc read it at start).
 
     Returns:
-        True when the cap was set; False with ``MALLOC_ARENA_MAX`` set, or where the C library is not glibc.
+        True when the cap was set; False when the environment sets it, or where the C library is not glibc.
+
+    Call it before the threads that allocate start (the models load in several): an arena already made stays.
     """
-    if (os.environ if env is None else env).get("MALLOC_ARENA_MAX", "").strip():
+    env = os.environ if env is None else env
+    if env.get("MALLOC_ARENA_MAX", "").strip() or "malloc.arena_max" in env.get("GLIBC_TUNABLES", ""):
         return False
     try:
         mallopt = ctypes.CDLL("libc.so.6").mallopt
     except (OSError, AttributeError):  # not glibc (musl, macOS, Windows)
         return False
     return mallopt(_M_ARENA_MAX, int(arenas)) == 1
+
+
+@contextlib.contextmanager
+def _graceful_sigterm():
+    """While uvicorn serves: a SIGTERM it re-raises after its graceful shutdown is ignored, so ``serve`` then exits 0
+    (as a service manager expects of a clean stop), not 143 (the command line's SIGTERM exit); restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _check_bindable(host: str, port: int) -> None:
+    """Raise ConfigError when ``host:port`` cannot be listened on now (address in use, unknown host, no permission)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ConfigError(f"`--host` {host!r} is not an address of this machine ({exc.strerror}).") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror} (another server on that port? "
+                              "choose one with --port).") from None
 
 
 def _is_loopback(host: str) -> bool:
@@ -74,6 +113,7 @@ def serve_command(
     from rich.console import Console
 
     err = Console(stderr=True, soft_wrap=True)
+    limit_malloc_arenas()  # before the models load: their loading threads would make arenas that then stay
     try:
         import fastapi  # noqa: F401
         import swagger_ui_bundle  # noqa: F401
@@ -94,7 +134,11 @@ def serve_command(
         limits = ServiceLimits(max_question_chars=max_question_chars, max_top_k=max_top_k, max_answer_tokens=max_answer_tokens,
                                default_answer_tokens=min(64, max_answer_tokens), request_timeout_s=request_timeout)
         batching = BatchPolicy(max_batch=max_batch, max_wait_ms=max_wait_ms, queue_size=queue_size)
+        if max_wait_ms / 1000 >= request_timeout:
+            raise ConfigError(f"`--max-wait-ms` ({max_wait_ms:g}) must be below `--request-timeout` ({request_timeout:g} s "
+                              f"= {request_timeout * 1000:g} ms): a question alone would wait out its timeout (504).")
         keys = read_api_keys(api_key_file) if api_key_file is not None else None
+        _check_bindable(host, port)  # before the models load: a port in use fails in a second, not after them
         service = CorpusService.load(corpus_dirs, answer_endpoint=answer_endpoint, answer_model=answer_model,
                                      answer_api_key=os.environ.get("DPSYNRAG_ANSWER_API_KEY"), retrieval_only=retrieval_only,
                                      batching=batching)
@@ -111,8 +155,9 @@ def serve_command(
         err.print(f"[bold yellow]warning:[/] listening on {host} without --api-key-file: anyone who reaches it can query.")
     err.print(f"micro-batching: up to {max_batch} questions per forward pass, {max_wait_ms:g} ms wait, "
               f"{queue_size} queued at most; request timeout {request_timeout:g} s")
-    limit_malloc_arenas()
     # SIGTERM / Ctrl-C: uvicorn stops accepting, answers the requests in flight (at most the timeout plus a grace),
     # then the application's shutdown closes the batchers
-    uvicorn.run(create_app(service, api_keys=keys, limits=limits, request_threads=request_threads), host=host, port=port,
-                log_level="info", timeout_graceful_shutdown=math.ceil(request_timeout + SHUTDOWN_GRACE_S))
+    app = create_app(service, api_keys=keys, limits=limits, request_threads=request_threads)
+    with _graceful_sigterm():
+        uvicorn.run(app, host=host, port=port, log_level="info",
+                    timeout_graceful_shutdown=math.ceil(request_timeout + SHUTDOWN_GRACE_S))
