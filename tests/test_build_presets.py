@@ -160,7 +160,8 @@ def test_a_preset_without_self_filter_builds_without_a_task_and_says_so(tmp_path
             "--dry-run"]
     result = runner.invoke(app, [*base, "--preset", "demo"])
     assert result.exit_code == 0, result.output
-    assert "no self-filter: preset demo turns it off" in _out(result) and configs[-1].self_filter is False
+    assert ("no self-filter: preset demo turns it off, so every non-empty synthetic text whose mean token "
+            "log-probability is at least -8 nats is kept") in _out(result) and configs[-1].self_filter is False
     # a typed --filter-prompt turns it on again
     result = runner.invoke(app, [*base, "--preset", "demo", "--filter-prompt", FILTER])
     assert result.exit_code == 0, result.output

@@ -226,16 +226,25 @@ def test_csv_empty_unit_is_refused(tmp_path):
     assert "Zorblax" not in str(info.value)
 
 
-def test_clustering_per_person_needs_units_and_their_keyword_sets_together():
+def test_clustering_per_person_refuses_inconsistent_inputs_without_quoting_a_keyword():
     doc_kw = [("rash",), ("fever",)]
     persons = PrivacyUnits(np.array([0, 0]), "person")
     unit_kw = unit_keyword_sets(doc_kw, persons, max_keywords=2)
-    with pytest.raises(ConfigError, match="together"):
-        soft_cluster(doc_kw, ["rash"], L=1, units=persons)
-    with pytest.raises(ConfigError, match="together"):
-        soft_cluster(doc_kw, ["rash"], L=1, unit_keywords=unit_kw)
+    for kw, match in (({"units": persons}, "give each unit's keyword set"), ({"unit_keywords": unit_kw}, "goes with `units`"),
+                      ({"units": [0, 0], "unit_keywords": unit_kw}, "must be a PrivacyUnits")):
+        with pytest.raises(ConfigError, match=match):
+            soft_cluster(doc_kw, ["rash"], L=1, **kw)
     with pytest.raises(ConfigError, match="differ in length"):
         soft_cluster(doc_kw[:1], ["rash"], L=1, units=persons, unit_keywords=unit_kw)
+    with pytest.raises(ConfigError, match="sequences of words, not strings"):
+        soft_cluster(["rash fever", "cough"], ["rash"], L=1)
+    with pytest.raises(ConfigError, match="sequences of words, not strings"):
+        soft_cluster(doc_kw, "rash", L=1)
+    with pytest.raises(ConfigError, match="unit 0's keyword set holds a released keyword that none") as info:
+        soft_cluster(doc_kw, ["cough"], L=1, units=persons, unit_keywords=[("cough",)])  # not from doc_kw
+    assert "cough" not in str(info.value)
+    # with texts the unit sets come from the texts: no unit_keywords needed
+    assert soft_cluster(doc_kw, ["rash"], L=1, texts=["a rash", "fever"], units=persons) == [[0]]
 
 
 def test_in_memory_documents_need_a_unit():

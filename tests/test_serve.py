@@ -117,6 +117,10 @@ def test_query_answers_as_the_library_does(client, folders, tiny_lm):
         ("/v1/retrieve", {"corpus": "notes", "question": "fever", "top_k": 0}, 422, "top_k"),
         ("/v1/retrieve", {"corpus": "notes", "question": "fever", "top_k": 6}, 422, "top_k"),
         ("/v1/retrieve", {"corpus": "notes", "question": "fever", "top_k": "many"}, 422, "top_k"),
+        ("/v1/retrieve", {"corpus": "notes", "question": "fever", "top_k": "3"}, 422, "top_k"),  # strict types
+        ("/v1/retrieve", {"corpus": "notes", "question": "fever", "top_k": True}, 422, "top_k"),
+        ("/v1/retrieve", {"corpus": "notes", "question": "fever", "repeat_copies": "yes"}, 422, "repeat_copies"),
+        ("/v1/retrieve", {"corpus": "notes", "question": 42}, 422, "question"),
         ("/v1/retrieve", {"corpus": "notes", "question": "fever", "epsilon": 1}, 422, "epsilon"),
         ("/v1/query", {"corpus": "notes", "question": "fever", "max_tokens": 9}, 422, "max_tokens"),
         ("/v1/query", {"corpus": "notes", "question": "fever", "max_tokens": 0}, 422, "max_tokens"),
@@ -596,3 +600,18 @@ def test_serve_command_passes_the_load_settings(folders, monkeypatch):
     for flag, value in (("--max-batch", "0"), ("--queue-size", "0"), ("--max-wait-ms", "-1"), ("--request-timeout", "0")):
         result = runner.invoke(cli_app, ["serve", str(folders / "notes"), "--retrieval-only", flag, value])
         assert result.exit_code == 2 and flag in result.output, (flag, result.output)
+
+
+def test_a_longest_question_json_escaped_fits_the_default_body_limit(tmp_path):
+    """2,000 emoji, as Python's json.dumps writes them (12 bytes each), fit the default body limit (28,096 bytes)."""
+    write_corpus(tmp_path / "notes", HashEmbedder())
+    limits = ServiceLimits()
+    assert limits.body_limit == 12 * 2000 + 4096
+    client = TestClient(create_app(CorpusService.load([tmp_path / "notes"], embedder=HashEmbedder(), retrieval_only=True),
+                                   limits=limits))
+    body = json.dumps({"question": "\U0001F600" * 2000, "top_k": 1})
+    assert len(body) > 24000
+    r = client.post("/v1/retrieve", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 200, r.text
+    r = client.post("/v1/retrieve", content=json.dumps({"question": "\U0001F600" * 2001}), headers={"content-type": "application/json"})
+    assert r.status_code == 422  # one character over: the question's bound, not the body's

@@ -276,8 +276,12 @@ class BuildCommand(RegistryCommand):
 
                 filter_prompt = resolve_filter_prompt(config)  # an unknown task or missing prompt stops here
                 if not config.self_filter and not values["no_self_filter"]:
-                    console.print(f"no self-filter: preset {preset.name} turns it off, so every non-empty synthetic "
-                                  "text is kept (--filter-prompt to filter).")
+                    fluency = getattr(config, "fluency_threshold", None)
+                    kept = ("every non-empty synthetic text is kept" if fluency is None else
+                            f"every non-empty synthetic text whose mean token log-probability is at least {fluency:g} "
+                            "nats is kept (--fluency-threshold)")
+                    console.print(f"no self-filter: preset {preset.name} turns it off, so {kept} (--filter-prompt to "
+                                  "filter).")
             if values["dry_run"]:
                 _print_plan(method.plan(config))
                 _estimate(config, method, values["expected_documents"], filter_prompt=filter_prompt, dry_run=True)

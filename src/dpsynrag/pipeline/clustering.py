@@ -20,6 +20,7 @@ import numpy as np
 
 from dpsynrag.errors import ConfigError
 from dpsynrag.data.words import DEFAULT_LANGUAGE, text_words
+from dpsynrag.pipeline.units import PrivacyUnits
 
 
 def top_keywords(
@@ -210,7 +211,8 @@ def soft_cluster(
         language: the documents' language: ``texts`` are split into words with
             :func:`dpsynrag.data.words.text_words`, the tokenisation of the keyword extractors.
         units: the :class:`~dpsynrag.pipeline.units.PrivacyUnits` of the documents; None: one per document.
-        unit_keywords: with ``units``, each unit's capped keyword set, in unit order.
+        unit_keywords: with ``units``, each unit's capped keyword set, in unit order
+            (:func:`~dpsynrag.pipeline.keywords.unit_keyword_sets` of ``doc_keywords``); not read with ``texts``.
 
     Returns:
         One sorted list of document indices per keyword, in the order of ``keywords``. No document (with
@@ -218,15 +220,26 @@ def soft_cluster(
         unit per list.
 
     Raises:
-        ConfigError: bad ``L`` or ``rule``, ``rule="primary"`` with ``texts``, ``units`` without
-            ``unit_keywords`` (or the reverse), or lengths that differ.
+        ConfigError: bad ``L`` or ``rule``, ``rule="primary"`` with ``texts``, a string where a sequence of
+            words is expected, ``units`` that is not a PrivacyUnits, ``units`` without ``unit_keywords`` or
+            ``texts`` (or ``unit_keywords`` without ``units``), a unit keyword no document of the unit holds,
+            or lengths that differ.
     """
     _check_walk(L, rule, texts)
-    if (units is None) != (unit_keywords is None):
-        raise ConfigError("give `units` and `unit_keywords` together (per person), or neither (per document).")
-    if units is not None and (units.num_documents != len(doc_keywords) or len(units) != len(unit_keywords)):
-        raise ConfigError(f"`units` ({len(units)} units of {units.num_documents} documents), `unit_keywords` "
-                          f"({len(unit_keywords)}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
+    if isinstance(keywords, str) or any(isinstance(k, str) for k in doc_keywords[:1]):
+        raise ConfigError("`keywords` and each document's keyword set must be sequences of words, not strings.")
+    if unit_keywords is not None and units is None:
+        raise ConfigError("`unit_keywords` goes with `units` (per person); per document give neither.")
+    if units is not None:
+        if not isinstance(units, PrivacyUnits):
+            raise ConfigError(f"`units` must be a PrivacyUnits (PrivacyUnits.from_documents). Found {type(units).__name__}.")
+        if unit_keywords is None and texts is None:
+            raise ConfigError("per person, give each unit's keyword set (`unit_keywords`, unit_keyword_sets), "
+                              "or `texts` to match.")
+        if units.num_documents != len(doc_keywords) or (unit_keywords is not None and len(units) != len(unit_keywords)):
+            raise ConfigError(f"`units` ({len(units)} units of {units.num_documents} documents), `unit_keywords` "
+                              f"({'-' if unit_keywords is None else len(unit_keywords)}) and `doc_keywords` "
+                              f"({len(doc_keywords)}) differ in length.")
     matched = None if texts is None else list(_released_words(texts, keywords, language))
     if matched is not None and len(matched) != len(doc_keywords):
         raise ConfigError(f"`texts` ({len(matched)}) and `doc_keywords` ({len(doc_keywords)}) differ in length.")
@@ -236,13 +249,17 @@ def soft_cluster(
     unit_sets: Iterable[Iterable[str]] = unit_keywords if matched is None else (
         frozenset().union(*(matched[int(i)] for i in units.documents(u))) for u in range(len(units)))
     unit_clusters, _ = _walk(unit_sets, keywords, L=L, rule=rule)
-    return [sorted(_unit_member(units.documents(u), keywords[r], doc_keywords, matched) for u in members)
+    return [sorted(_unit_member(u, units.documents(u), keywords[r], doc_keywords, matched) for u in members)
             for r, members in enumerate(unit_clusters)]
 
 
-def _unit_member(documents, w: str, doc_keywords: Sequence[Sequence[str]], matched) -> int:
+def _unit_member(unit: int, documents, w: str, doc_keywords: Sequence[Sequence[str]], matched) -> int:
     """The unit's document (of ``documents``, file order) holding ``w`` where ``w`` ranks best (see
-    :func:`soft_cluster`); ``matched``: the released words of each text, or None."""
+    :func:`soft_cluster`); ``matched``: the released words of each text, or None.
+
+    Raises:
+        ConfigError: no document of the unit holds ``w`` (``unit_keywords`` not made from ``doc_keywords``).
+    """
     best = None
     for i in documents:
         i = int(i)
@@ -251,6 +268,9 @@ def _unit_member(documents, w: str, doc_keywords: Sequence[Sequence[str]], match
             continue
         rank = (own.index(w) if w in own else len(own), i)
         best = rank if best is None or rank < best else best
+    if best is None:  # the word is not quoted: it may come from a private document
+        raise ConfigError(f"unit {unit}'s keyword set holds a released keyword that none of its documents' keyword sets "
+                          "holds: make `unit_keywords` with unit_keyword_sets(doc_keywords, units).")
     return best[1]
 
 

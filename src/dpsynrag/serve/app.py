@@ -88,7 +88,7 @@ def create_app(service: CorpusService, *, api_keys: Optional[list[str]] = None, 
     TopK = Annotated[Optional[int], Field(ge=1, le=limits.max_top_k, description="Texts retrieved (default: the corpus's).")]
 
     class _Ask(BaseModel):
-        model_config = ConfigDict(extra="forbid")
+        model_config = ConfigDict(extra="forbid", strict=True)  # strict: "top_k": true or "3", "repeat_copies": "yes" are 422
         question: str = Field(min_length=1, max_length=limits.max_question_chars)
         corpus: Optional[str] = Field(None, description="A served corpus (optional when only one is served).")
         top_k: TopK = None
@@ -148,7 +148,7 @@ def create_app(service: CorpusService, *, api_keys: Optional[list[str]] = None, 
     app = FastAPI(title="dpsynrag query service", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Retrieval and answers over differentially private synthetic corpora "
                               "(post-processing: no privacy cost per query).")
-    app.add_middleware(_BodyLimit, max_bytes=limits.max_body_bytes)
+    app.add_middleware(_BodyLimit, max_bytes=limits.body_limit)
     # Swagger UI from the installed package's files, not a CDN: the page works offline
     app.mount("/docs/assets", StaticFiles(directory=str(swagger_ui_path)), name="swagger-ui")
 

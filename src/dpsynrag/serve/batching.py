@@ -21,7 +21,9 @@ class ServiceLimits:
         max_question_chars: longest question, in characters (422 beyond).
         max_top_k: largest ``top_k`` (422 beyond).
         max_answer_tokens: largest ``max_tokens`` of ``/v1/query`` (422 beyond); default_answer_tokens: when not given.
-        max_body_bytes: largest request body, in bytes (413 beyond; 411 without a Content-Length).
+        max_body_bytes: largest request body, in bytes (413 beyond; 411 without a Content-Length); None: room for
+            a question of ``max_question_chars`` characters JSON-escaped at 12 bytes each (``\\ud83d\\ude00``, as
+            Python's ``json.dumps`` writes an emoji) plus 4 KiB (:attr:`body_limit`).
         request_timeout_s: seconds a ``/v1/retrieve`` or ``/v1/query`` request may wait for its retrieval (and
             a ``/v1/query`` for the answering model) before it gets 504 (> 0). An answer already being
             generated is not interrupted.
@@ -31,17 +33,22 @@ class ServiceLimits:
     max_top_k: int = 50
     max_answer_tokens: int = 256
     default_answer_tokens: int = 64
-    max_body_bytes: int = 16384
+    max_body_bytes: int | None = None
     request_timeout_s: float = 30.0
 
     def __post_init__(self):
         for name in ("max_question_chars", "max_top_k", "max_answer_tokens", "default_answer_tokens", "max_body_bytes"):
-            if getattr(self, name) < 1:
+            if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise ConfigError(f"`{name}` (--{name.replace('_', '-')}) must be >= 1. Found {getattr(self, name)}.")
         if self.default_answer_tokens > self.max_answer_tokens:
             raise ConfigError("`default_answer_tokens` must be <= `max_answer_tokens`.")
         if not self.request_timeout_s > 0 or not math.isfinite(self.request_timeout_s):
             raise ConfigError(f"`request_timeout_s` (--request-timeout) must be a finite number > 0. Found {self.request_timeout_s}.")
+
+    @property
+    def body_limit(self) -> int:
+        """The largest request body accepted, in bytes: ``max_body_bytes``, or 12 × ``max_question_chars`` + 4096."""
+        return self.max_body_bytes if self.max_body_bytes is not None else 12 * self.max_question_chars + 4096
 
 
 @dataclass(frozen=True)
