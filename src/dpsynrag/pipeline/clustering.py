@@ -226,7 +226,7 @@ def soft_cluster(
             or lengths that differ.
     """
     _check_walk(L, rule, texts)
-    if isinstance(keywords, str) or any(isinstance(k, str) for k in doc_keywords[:1]):
+    if isinstance(keywords, str) or (len(doc_keywords) > 0 and isinstance(doc_keywords[0], str)):
         raise ConfigError("`keywords` and each document's keyword set must be sequences of words, not strings.")
     if unit_keywords is not None and units is None:
         raise ConfigError("`unit_keywords` goes with `units` (per person); per document give neither.")
