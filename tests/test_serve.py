@@ -564,23 +564,23 @@ def test_serve_refuses_before_loading_a_port_in_use_an_unknown_host_and_a_wait_p
     assert "`--max-wait-ms` (2000) must be below `--request-timeout` (2 s = 2000 ms)" in " ".join(result.output.split())
 
 
-def test_a_graceful_stop_exits_0_and_the_sigterm_handler_comes_back():
-    """uvicorn raises SIGTERM again after its graceful shutdown; while it serves that is ignored (serve exits 0)."""
+def test_a_graceful_stop_exits_0(folders, monkeypatch):
+    """uvicorn raises SIGTERM again after its graceful shutdown; the command line makes that SystemExit(143):
+    ``serve`` exits 0 then, and passes any other exit on."""
     import signal
 
-    from dpsynrag.commands.serve import _graceful_sigterm
+    import uvicorn
 
-    original, seen = signal.getsignal(signal.SIGTERM), []
-    record = lambda signum, frame: seen.append(signum)  # noqa: E731 - the handler before serve's
-    signal.signal(signal.SIGTERM, record)
-    try:
-        with _graceful_sigterm():
-            signal.raise_signal(signal.SIGTERM)
-        assert seen == [] and signal.getsignal(signal.SIGTERM) is record
-        signal.raise_signal(signal.SIGTERM)
-        assert seen == [signal.SIGTERM]
-    finally:
-        signal.signal(signal.SIGTERM, original)
+    from dpsynrag.models import Embedder
+
+    monkeypatch.setattr(Embedder, "load", classmethod(lambda cls, *a, **k: HashEmbedder()))
+    serve = ["serve", str(folders / "notes"), "--retrieval-only", "--port", str(free_port())]
+    for code, expected in ((128 + signal.SIGTERM, 0), (3, 3)):
+        def run(app, code=code, **kw):
+            raise SystemExit(code)
+
+        monkeypatch.setattr(uvicorn, "run", run)
+        assert runner.invoke(cli_app, serve).exit_code == expected
 
 
 def test_serve_command_passes_the_load_settings(folders, monkeypatch):

@@ -1,12 +1,10 @@
 """``dpsynrag serve``: the HTTP query service over synthetic corpora (:mod:`dpsynrag.serve`)."""
 
-import contextlib
 import ctypes
 import ipaddress
 import math
 import os
 import signal
-import threading
 from pathlib import Path
 from typing import Optional
 
@@ -50,20 +48,6 @@ def limit_malloc_arenas(arenas: int = MALLOC_ARENAS, env: dict | None = None) ->
     except (OSError, AttributeError):  # not glibc (musl, macOS, Windows)
         return False
     return mallopt(_M_ARENA_MAX, int(arenas)) == 1
-
-
-@contextlib.contextmanager
-def _graceful_sigterm():
-    """While uvicorn serves: a SIGTERM it re-raises after its graceful shutdown is ignored, so ``serve`` then exits 0
-    (as a service manager expects of a clean stop), not 143 (the command line's SIGTERM exit); restored after."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _check_bindable(host: str, port: int) -> None:
@@ -158,6 +142,11 @@ def serve_command(
     # SIGTERM / Ctrl-C: uvicorn stops accepting, answers the requests in flight (at most the timeout plus a grace),
     # then the application's shutdown closes the batchers
     app = create_app(service, api_keys=keys, limits=limits, request_threads=request_threads)
-    with _graceful_sigterm():
+    try:
         uvicorn.run(app, host=host, port=port, log_level="info",
                     timeout_graceful_shutdown=math.ceil(request_timeout + SHUTDOWN_GRACE_S))
+    except SystemExit as exc:
+        # uvicorn raises a SIGTERM again once its graceful shutdown is over, and the command line turns it into
+        # exit 128 + 15: here the stop was clean, so exit 0 (as a service manager expects)
+        if exc.code != 128 + signal.SIGTERM:
+            raise
