@@ -92,9 +92,9 @@ def release_warnings(keywords: Sequence[tuple[str, int | float]], *, R: int, k: 
         )
     if counts and k > max(counts):
         out.append(
-            f"--k {k} is larger than every released keyword count (largest {max(counts):.0f}): no cluster reaches "
-            f"the target size, so outlier removal keeps whole clusters or nothing; choose --k below the typical "
-            f"cluster size."
+            f"the target cluster size k = {k} (--k) is larger than every released keyword "
+            f"count (largest {max(counts):.0f}): no cluster reaches the target size, so outlier removal keeps "
+            f"whole clusters or nothing; choose --k below the typical cluster size."
         )
     return out
 
