@@ -602,6 +602,41 @@ def test_serve_command_passes_the_load_settings(folders, monkeypatch):
         assert result.exit_code == 2 and flag in result.output, (flag, result.output)
 
 
+def test_create_app_refuses_a_batch_wait_not_below_the_request_timeout(tmp_path):
+    """The library refuses what the command line refuses: every lone question would wait out its timeout."""
+    write_corpus(tmp_path / "notes", HashEmbedder())
+    for wait_ms, ok in ((1999.0, True), (2000.0, False)):
+        service = CorpusService.load([tmp_path / "notes"], embedder=HashEmbedder(), retrieval_only=True,
+                                     batching=BatchPolicy(max_wait_ms=wait_ms))
+        try:
+            if ok:
+                create_app(service, limits=ServiceLimits(request_timeout_s=2.0))
+            else:
+                with pytest.raises(ConfigError, match=r"`--max-wait-ms` \(2000\) must be below `--request-timeout` \(2 s"):
+                    create_app(service, limits=ServiceLimits(request_timeout_s=2.0))
+        finally:
+            service.close()
+
+
+def test_serve_max_body_bytes_sets_the_body_limit(folders, monkeypatch):
+    import uvicorn
+
+    from dpsynrag.models import Embedder
+
+    monkeypatch.setattr(Embedder, "load", classmethod(lambda cls, *a, **k: HashEmbedder()))
+    seen = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(app=app))
+    serve = ["serve", str(folders / "notes"), "--retrieval-only", "--port", str(free_port())]
+    assert runner.invoke(cli_app, [*serve, "--max-body-bytes", "300"]).exit_code == 0
+    client = TestClient(seen["app"])
+    for size, status in ((250, 200), (400, 413)):
+        body = json.dumps({"question": "q" * (size - 16)})
+        r = client.post("/v1/retrieve", content=body, headers={"content-type": "application/json"})
+        assert r.status_code == status, (size, len(body), r.text)
+    result = runner.invoke(cli_app, [*serve, "--max-body-bytes", "0"])
+    assert result.exit_code == 2 and "--max-body-bytes" in result.output, result.output
+
+
 def test_a_longest_question_json_escaped_fits_the_default_body_limit(tmp_path):
     """2,000 emoji, as Python's json.dumps writes them (12 bytes each), fit the default body limit (28,096 bytes)."""
     write_corpus(tmp_path / "notes", HashEmbedder())

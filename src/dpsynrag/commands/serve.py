@@ -12,6 +12,7 @@ import typer
 
 from dpsynrag.errors import ConfigError, DpsynragError
 from dpsynrag.serve import BatchPolicy, CorpusService, ServiceLimits, create_app, read_api_keys
+from dpsynrag.serve.batching import check_wait_below_timeout
 
 SHUTDOWN_GRACE_S = 5.0
 """Seconds uvicorn waits for requests in flight beyond ``request_timeout_s`` when shutting down."""
@@ -86,6 +87,7 @@ def serve_command(
     max_question_chars: int = typer.Option(2000, "--max-question-chars", help="Longest question accepted."),
     max_top_k: int = typer.Option(50, "--max-top-k", help="Largest top_k accepted."),
     max_answer_tokens: int = typer.Option(256, "--max-answer-tokens", help="Largest max_tokens of /v1/query."),
+    max_body_bytes: Optional[int] = typer.Option(None, "--max-body-bytes", help="Largest request body in bytes (413 beyond). Default: 12 bytes per --max-question-chars character (a JSON-escaped emoji) + 4096."),
     request_threads: int = typer.Option(16, "--request-threads", help="Requests handled at once by /v1/query and the listings (their thread pool's size)."),
     max_batch: int = typer.Option(32, "--max-batch", help="Most questions embedded in one forward pass (1: one question per pass, unbatched)."),
     max_wait_ms: float = typer.Option(5.0, "--max-wait-ms", help="Longest a batch waits for more questions, in milliseconds, after the later of its first question and the end of the batch before."),
@@ -116,11 +118,10 @@ def serve_command(
         if request_threads < 1:
             raise ConfigError(f"`--request-threads` must be >= 1. Found {request_threads}.")
         limits = ServiceLimits(max_question_chars=max_question_chars, max_top_k=max_top_k, max_answer_tokens=max_answer_tokens,
-                               default_answer_tokens=min(64, max_answer_tokens), request_timeout_s=request_timeout)
+                               default_answer_tokens=min(64, max_answer_tokens), request_timeout_s=request_timeout,
+                               max_body_bytes=max_body_bytes)
         batching = BatchPolicy(max_batch=max_batch, max_wait_ms=max_wait_ms, queue_size=queue_size)
-        if max_wait_ms / 1000 >= request_timeout:
-            raise ConfigError(f"`--max-wait-ms` ({max_wait_ms:g}) must be below `--request-timeout` ({request_timeout:g} s "
-                              f"= {request_timeout * 1000:g} ms): a question alone would wait out its timeout (504).")
+        check_wait_below_timeout(batching, limits)
         keys = read_api_keys(api_key_file) if api_key_file is not None else None
         _check_bindable(host, port)  # before the models load: a port in use fails in a second, not after them
         service = CorpusService.load(corpus_dirs, answer_endpoint=answer_endpoint, answer_model=answer_model,

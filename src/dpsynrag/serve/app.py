@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from dpsynrag.errors import CorpusError, DataError, EndpointError
 from dpsynrag.corpus.retrieval import CorpusRetriever
-from dpsynrag.serve.batching import ServiceLimits, ServiceUnavailable
+from dpsynrag.serve.batching import ServiceLimits, ServiceUnavailable, check_wait_below_timeout
 from dpsynrag.serve.service import CorpusService
 
 
@@ -70,6 +70,7 @@ def create_app(service: CorpusService, *, api_keys: Optional[list[str]] = None, 
     it closes ``service`` (:meth:`CorpusService.close`), which finishes the searches still queued.
 
     Raises:
+        ConfigError: the service's ``batching.max_wait_ms`` is not below ``limits.request_timeout_s``.
         ImportError: the ``swagger-ui-bundle-v2`` package (of ``dpsynrag[serve]``) is missing.
     """
     import asyncio
@@ -84,6 +85,7 @@ def create_app(service: CorpusService, *, api_keys: Optional[list[str]] = None, 
 
     from dpsynrag import __version__
 
+    check_wait_below_timeout(service.batching, limits)
     keys = [k.encode("utf-8") for k in (api_keys or [])]
     TopK = Annotated[Optional[int], Field(ge=1, le=limits.max_top_k, description="Texts retrieved (default: the corpus's).")]
 
