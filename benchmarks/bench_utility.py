@@ -145,6 +145,11 @@ VARIANTS.update({
     "demo-K3-L1": ("the demo preset's DP-SynRAG with K = 3, L = 1", {**_DEMO, "K": 3}),
     "demo-K3-L2": ("the demo preset's DP-SynRAG with K = 3, L = 2", {**_DEMO, "K": 3, "L": 2}),
     "demo-K3-L3": ("the demo preset's DP-SynRAG with K = 3, L = 3", {**_DEMO, "K": 3, "L": 3}),
+    "demo-template": ("the demo preset's DP-SynRAG with the task's response template: every text opens with "
+                      "'Given the symptoms (' (public: the record format of the collection), so the members continue "
+                      "a record from its first word", {**_DEMO, "response_prefix": "Given the symptoms ("}),
+    "copies-trim-template": ("copies-trim (no redaction) with the task's response template 'Given the symptoms ('",
+                             {**_DEMO, "redact_identifiers": False, "response_prefix": "Given the symptoms ("}),
     "demo-keyword-rephrase": ("the demo preset's DP-SynRAG with the cluster's released keyword in every member's "
                               f"rephrase prompt ({KEYWORD_REPHRASE_PROMPT!r}) and so in the default public prompt",
                               {**_DEMO, "rephrase_prompt": KEYWORD_REPHRASE_PROMPT}),

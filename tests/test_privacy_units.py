@@ -174,6 +174,30 @@ def test_private_prediction_z_moves_by_at_most_c(seed, base_units, new_docs):
 # --------------------------------------------------------------------------- rules
 
 
+@pytest.mark.parametrize("unit_of, position", [
+    ([1, 0], 0),        # does not start at 0
+    ([0, 2, 1], 1),     # a gap, then another order
+    ([0, 0, -1], 2),    # a negative
+    ([0, 1, 0, 3], 3),  # a gap after a repeat
+])
+def test_privacy_units_refuse_ids_not_numbered_by_first_appearance(unit_of, position):
+    with pytest.raises(ConfigError, match=rf"document {position} breaks it"):
+        PrivacyUnits(np.array(unit_of), "person")
+
+
+@pytest.mark.parametrize("unit_of", [np.array([0.0, 1.0]), np.array([True, False]), np.array([[0, 1]]), ["0", "1"]])
+def test_privacy_units_refuse_ids_that_are_not_a_1d_integer_array(unit_of):
+    with pytest.raises(ConfigError, match="1-D array of integers"):
+        PrivacyUnits(unit_of, "person")
+
+
+def test_privacy_units_accept_first_appearance_numbering():
+    units = PrivacyUnits(np.array([0, 0, 1, 0, 2, 1], dtype=np.int32), "person")
+    assert len(units) == 3 and units.num_documents == 6
+    assert [list(units.documents(u)) for u in range(3)] == [[0, 1, 3], [2, 5], [4]]
+    assert len(PrivacyUnits(np.array([], dtype=np.int64), "person")) == 0
+
+
 def test_unit_keywords_prefer_words_the_person_repeats():
     docs = [["fever", "rash", "cough"], ["asthma", "fever", "zinc"], ["iron", "cough", "fever"]]
     persons = PrivacyUnits(np.array([0, 0, 0]), "person")

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from dpsynrag.errors import DataError
+from dpsynrag.errors import ConfigError, DataError
 
 
 class PrivacyUnits:
@@ -40,14 +40,30 @@ class PrivacyUnits:
         unit_of: ``[n_documents]`` int array, the unit index of each document (numbered by first appearance).
         field: the unit field's name (public; the report says "per person (FIELD)").
 
+    Raises:
+        ConfigError: ``unit_of`` is not a 1-D array of integers numbered 0, 1, … by first appearance
+            (a float, a negative, a gap or another order). The message names a position, never a key.
+
     Attributes:
         unit_of: as given. field: as given. starts, order: CSR layout: unit u's documents are
         ``order[starts[u]:starts[u + 1]]``.
     """
 
     def __init__(self, unit_of: np.ndarray, field: str):
-        self.unit_of = np.asarray(unit_of, dtype=np.int64)
+        given = np.asarray(unit_of)
+        if given.ndim != 1 or (given.size and (given.dtype == bool or not np.issubdtype(given.dtype, np.integer))):
+            raise ConfigError(f"PrivacyUnits: unit_of must be a 1-D array of integers (one unit index per document). "
+                              f"Found dtype {given.dtype}, shape {given.shape}.")
+        self.unit_of = given.astype(np.int64)
         self.field = field
+        if self.unit_of.size:
+            # the first appearances of 0, 1, 2, ... in order: a number's first document comes after the previous one's
+            seen = np.maximum.accumulate(self.unit_of)
+            bad = np.flatnonzero((self.unit_of < 0) | (self.unit_of > np.concatenate(([-1], seen[:-1])) + 1))
+            if bad.size:
+                raise ConfigError(f"PrivacyUnits: unit_of must number units 0, 1, 2, ... in order of their first "
+                                  f"document; document {int(bad[0])} breaks it (a negative, a gap or another order). "
+                                  f"PrivacyUnits.from_documents numbers them for you.")
         count = int(self.unit_of.max()) + 1 if len(self.unit_of) else 0
         self.order = np.argsort(self.unit_of, kind="stable")
         self.starts = np.zeros(count + 1, dtype=np.int64)
