@@ -618,6 +618,21 @@ def test_create_app_refuses_a_batch_wait_not_below_the_request_timeout(tmp_path)
             service.close()
 
 
+def test_a_body_that_is_not_json_gets_415_naming_the_content_type(tmp_path):
+    write_corpus(tmp_path / "notes", HashEmbedder())
+    client = TestClient(create_app(CorpusService.load([tmp_path / "notes"], embedder=HashEmbedder(), retrieval_only=True)))
+    body = json.dumps({"question": "fever and rash", "top_k": 1})
+    for ctype in ("text/plain", None):
+        r = client.post("/v1/retrieve", content=body, headers={"content-type": ctype} if ctype else {})
+        assert r.status_code == 415 and "Content-Type: application/json" in r.json()["detail"], (ctype, r.text)
+    for ctype in ("application/json; charset=utf-8", "application/vnd.api+json"):
+        r = client.post("/v1/retrieve", content=body, headers={"content-type": ctype})
+        assert r.status_code == 200, (ctype, r.text)
+    r = client.post("/v1/retrieve", content=json.dumps({"question": "fever", "top_k": "3"}),
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 422  # a JSON body of the wrong shape is still 422, naming the field
+
+
 def test_serve_max_body_bytes_sets_the_body_limit(folders, monkeypatch):
     import uvicorn
 

@@ -164,6 +164,11 @@ def create_app(service: CorpusService, *, api_keys: Optional[list[str]] = None, 
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request, exc):  # the errors without the input (never echo a request back)
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if request.method == "POST" and not (media == "application/json" or media.endswith("+json")):
+            # FastAPI reads a body of another media type as raw text: say what to send, not "a valid dictionary"
+            return JSONResponse({"detail": "send the request body as JSON, with the header Content-Type: "
+                                           "application/json."}, status_code=415)
         detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in exc.errors()]
         return JSONResponse({"detail": detail}, status_code=422)
 
