@@ -18,6 +18,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -38,7 +39,11 @@ def copies(noisy_count: float, rule: str) -> int:
     "none"), as :meth:`~dpsynrag.pipeline.config.BuildConfig.index_copies` computes them."""
     if rule == "none":
         return 1
+    if rule.count(":") != 1:
+        raise ValueError(f"rule {rule!r} is not G:M or none")
     size, most = rule.split(":")
+    if not (float(size) > 0 and int(most) >= 1):
+        raise ValueError(f"rule {rule!r}: G must be > 0 and M >= 1")
     return int(min(int(most), max(1, round(float(noisy_count) / float(size)))))
 
 
@@ -54,13 +59,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rules = args.rules.split(",")
     for rule in rules:
-        copies(1.0, rule)  # a malformed rule fails before the models load
+        try:
+            copies(1.0, rule)  # a malformed rule fails before the models load
+        except ValueError as exc:
+            parser.error(f"--rules: {exc}")
 
     folders = []
     for given in map(Path, args.corpora):
         folders += [given] if (given / "manifest.json").exists() else sorted(p.parent for p in given.rglob("manifest.json"))
+    # only DP-SynRAG records carry their cluster's released noisy count (an eval cache also holds other methods')
+    folders = [f for f in folders if json.loads((f / "manifest.json").read_text()).get("method") == "dp-synrag"]
+    if not folders:
+        parser.error("no DP-SynRAG corpus folder (manifest.json with method dp-synrag) in " + " ".join(args.corpora))
     task = get_task(args.task)
     queries = task.load_queries(split=args.split)[args.start:args.start + args.questions]
+    if not queries:
+        parser.error(f"no {args.split} question from --start {args.start}")
     lm, emb = LanguageModel.load(), Embedder.load()
     runs = []
     for folder in folders:

@@ -212,9 +212,9 @@ def test_own_warnings_print_as_one_warning_line(capsys, monkeypatch):
     monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # restored after the test
     runner.invoke(app, ["report", "/nonexistent/corpus"])  # any command: the root callback installs it
     assert warnings.showwarning is cli._show_warning
-    warnings.showwarning(UserWarning("--k 30 is larger than every released keyword count [largest 5]"), UserWarning,
+    warnings.showwarning(UserWarning("k = 30 (--k) is larger than every released keyword count [largest 5.0]"), UserWarning,
                          build.__file__, 245)
-    assert capsys.readouterr().err == "warning: --k 30 is larger than every released keyword count [largest 5]\n"
+    assert capsys.readouterr().err == "warning: k = 30 (--k) is larger than every released keyword count [largest 5.0]\n"
     python_form = []
     monkeypatch.setattr(cli, "_python_showwarning", lambda *args: python_form.append(args))
     warnings.showwarning(UserWarning("from elsewhere"), UserWarning, "/elsewhere/lib.py", 3)

@@ -95,7 +95,7 @@ def test_ticket_keywords_are_topics_never_placeholder_or_identifiers():
         ([("hello", 70), ("refund", 30), ("login", 20), ("warranty", 10)], 48, 20, ["'hello' holds 54%"]),
         ([("hello", 60), ("refund", 30), ("login", 20), ("warranty", 10)], 48, 20, []),  # 50%: not more than half
         ([("a", 5), ("b", 5)], 2, 5, []),  # R = 2 asked for two: not "few"; k equal to the largest count
-        ([("a", 5), ("b", 5), ("c", 4)], 48, 1000, ["k = 1000 (--k) is larger than every released keyword count (largest 5)"]),
+        ([("a", 5), ("b", 5), ("c", 4)], 48, 1000, ["k = 1000 (--k) is larger than every released keyword count (largest 5.0)"]),
         ([], 48, 20, ["only 0 keyword"]),
     ],
 )

@@ -561,7 +561,7 @@ def test_serve_refuses_before_loading_a_port_in_use_an_unknown_host_and_a_wait_p
     assert result.exit_code == 2 and "`--host` '999.1.1.1' is not an address of this machine" in result.output, result.output
     result = runner.invoke(cli_app, [*serve, "--max-wait-ms", "2000", "--request-timeout", "2", "--port", str(free_port())])
     assert result.exit_code == 2, result.output
-    assert "`--max-wait-ms` (2000) must be below `--request-timeout` (2 s = 2000 ms)" in " ".join(result.output.split())
+    assert "`max_wait_ms` (--max-wait-ms, 2000) must be below `request_timeout_s` (--request-timeout, 2 s = 2000 ms)" in " ".join(result.output.split())
 
 
 def test_a_graceful_stop_exits_0(folders, monkeypatch):
@@ -596,7 +596,9 @@ def test_serve_command_passes_the_load_settings(folders, monkeypatch):
                                      "--port", str(free_port())])
     assert result.exit_code == 0, result.output
     assert seen["timeout_graceful_shutdown"] == 17  # the request timeout plus 5 s
-    assert "up to 7 questions per forward pass, 2.5 ms wait, 9 queued at most; request timeout 12 s" in " ".join(result.output.split())
+    said = " ".join(result.output.split())
+    assert "up to 7 questions per forward pass, 2.5 ms wait, 9 queued at most; request timeout 12 s; request bodies up to 28096 bytes" in said
+    assert "cannot hold" not in said
     for flag, value in (("--max-batch", "0"), ("--queue-size", "0"), ("--max-wait-ms", "-1"), ("--request-timeout", "0")):
         result = runner.invoke(cli_app, ["serve", str(folders / "notes"), "--retrieval-only", flag, value])
         assert result.exit_code == 2 and flag in result.output, (flag, result.output)
@@ -612,7 +614,7 @@ def test_create_app_refuses_a_batch_wait_not_below_the_request_timeout(tmp_path)
             if ok:
                 create_app(service, limits=ServiceLimits(request_timeout_s=2.0))
             else:
-                with pytest.raises(ConfigError, match=r"`--max-wait-ms` \(2000\) must be below `--request-timeout` \(2 s"):
+                with pytest.raises(ConfigError, match=r"`max_wait_ms` \(--max-wait-ms, 2000\) must be below `request_timeout_s` \(--request-timeout, 2 s"):
                     create_app(service, limits=ServiceLimits(request_timeout_s=2.0))
         finally:
             service.close()
@@ -622,9 +624,11 @@ def test_a_body_that_is_not_json_gets_415_naming_the_content_type(tmp_path):
     write_corpus(tmp_path / "notes", HashEmbedder())
     client = TestClient(create_app(CorpusService.load([tmp_path / "notes"], embedder=HashEmbedder(), retrieval_only=True)))
     body = json.dumps({"question": "fever and rash", "top_k": 1})
-    for ctype in ("text/plain", None):
-        r = client.post("/v1/retrieve", content=body, headers={"content-type": ctype} if ctype else {})
+    for ctype in ("text/plain", "text/foo+json"):
+        r = client.post("/v1/retrieve", content=body, headers={"content-type": ctype})
         assert r.status_code == 415 and "Content-Type: application/json" in r.json()["detail"], (ctype, r.text)
+    r = client.post("/v1/retrieve", content=json.dumps({"question": "fever", "top_k": 999}), headers={"content-type": "text/plain"})
+    assert r.status_code == 415  # never parsed, so its top_k is not judged
     for ctype in ("application/json; charset=utf-8", "application/vnd.api+json"):
         r = client.post("/v1/retrieve", content=body, headers={"content-type": ctype})
         assert r.status_code == 200, (ctype, r.text)
@@ -642,7 +646,11 @@ def test_serve_max_body_bytes_sets_the_body_limit(folders, monkeypatch):
     seen = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(app=app))
     serve = ["serve", str(folders / "notes"), "--retrieval-only", "--port", str(free_port())]
-    assert runner.invoke(cli_app, [*serve, "--max-body-bytes", "300"]).exit_code == 0
+    result = runner.invoke(cli_app, [*serve, "--max-body-bytes", "300"])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "request bodies up to 300 bytes" in said
+    assert "warning: --max-body-bytes 300 cannot hold a 2000-character question (2016 bytes as JSON)" in said
     client = TestClient(seen["app"])
     for size, status in ((250, 200), (400, 413)):
         body = json.dumps({"question": "q" * (size - 16)})

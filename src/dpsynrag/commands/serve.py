@@ -2,6 +2,7 @@
 
 import ctypes
 import ipaddress
+import json
 import math
 import os
 import signal
@@ -139,7 +140,12 @@ def serve_command(
     if keys is None and not _is_loopback(host):
         err.print(f"[bold yellow]warning:[/] listening on {host} without --api-key-file: anyone who reaches it can query.")
     err.print(f"micro-batching: up to {max_batch} questions per forward pass, {max_wait_ms:g} ms wait, "
-              f"{queue_size} queued at most; request timeout {request_timeout:g} s")
+              f"{queue_size} queued at most; request timeout {request_timeout:g} s; request bodies up to "
+              f"{limits.body_limit} bytes")
+    shortest = len(json.dumps({"question": "q" * max_question_chars}))  # a longest question of plain ASCII
+    if limits.body_limit < shortest:
+        err.print(f"[yellow]warning:[/] --max-body-bytes {limits.body_limit} cannot hold a {max_question_chars}-character "
+                  f"question ({shortest} bytes as JSON): longer questions get 413 before their length is checked.")
     # SIGTERM / Ctrl-C: uvicorn stops accepting, answers the requests in flight (at most the timeout plus a grace),
     # then the application's shutdown closes the batchers
     app = create_app(service, api_keys=keys, limits=limits, request_threads=request_threads)

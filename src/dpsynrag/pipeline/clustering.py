@@ -93,7 +93,7 @@ def release_warnings(keywords: Sequence[tuple[str, int | float]], *, R: int, k: 
     if counts and k > max(counts):
         out.append(
             f"the target cluster size k = {k} (--k) is larger than every released keyword "
-            f"count (largest {max(counts):.0f}): no cluster reaches the target size, so outlier removal keeps "
+            f"count (largest {max(counts):.1f}): no cluster reaches the target size, so outlier removal keeps "
             f"whole clusters or nothing; choose --k below the typical cluster size."
         )
     return out

@@ -165,8 +165,10 @@ def create_app(service: CorpusService, *, api_keys: Optional[list[str]] = None, 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request, exc):  # the errors without the input (never echo a request back)
         media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if request.method == "POST" and not (media == "application/json" or media.endswith("+json")):
-            # FastAPI reads a body of another media type as raw text: say what to send, not "a valid dictionary"
+        json_media = media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+        if not json_media and any(tuple(e.get("loc", ())) == ("body",) for e in exc.errors()):
+            # the body as a whole was refused and was not sent as JSON: FastAPI did not parse it (which media types
+            # it parses depends on its version), so say what to send rather than "Input should be a valid dictionary"
             return JSONResponse({"detail": "send the request body as JSON, with the header Content-Type: "
                                            "application/json."}, status_code=415)
         detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in exc.errors()]

@@ -84,9 +84,9 @@ def check_wait_below_timeout(batching: BatchPolicy, limits: ServiceLimits) -> No
     """Raises ConfigError if ``batching.max_wait_ms`` is not below ``limits.request_timeout_s``: a question
     arriving alone would wait out its timeout and every lone question would get 504."""
     if batching.max_wait_ms / 1000 >= limits.request_timeout_s:
-        raise ConfigError(f"`--max-wait-ms` ({batching.max_wait_ms:g}) must be below `--request-timeout` "
-                          f"({limits.request_timeout_s:g} s = {limits.request_timeout_s * 1000:g} ms): a question alone "
-                          f"would wait out its timeout (504).")
+        raise ConfigError(f"`max_wait_ms` (--max-wait-ms, {batching.max_wait_ms:g}) must be below `request_timeout_s` "
+                          f"(--request-timeout, {limits.request_timeout_s:g} s = {limits.request_timeout_s * 1000:g} ms): "
+                          f"a question alone would wait out its timeout (504).")
 
 
 class ServiceUnavailable(DpsynragError):
