@@ -78,6 +78,9 @@ SYNRAG_OPTIONS = (
            "Prefix each text with its cluster's released keyword, 'keyword: text' (post-processing, free)."),
     Option("--response-prefix", "response_prefix", str,
            "Public text that opens every synthetic text; the members continue it (e.g. 'Symptoms:'; free)."),
+    Option("--response-template", "response_template", str,
+           "Public skeleton of every text with {} slots ({N}: at most N tokens), e.g. 'The diagnosis is {8}.': "
+           "its text is written for free, only the slots' tokens are drawn, at most --T per text."),
     Option("--threshold-excess-weight", "threshold_excess_weight", float,
            "Weight in [0, 1] of members kept beyond --k in the outlier threshold's utility (default 1: the paper's; "
            "below 1 a cluster of near-duplicates is kept whole instead of emptied)."),

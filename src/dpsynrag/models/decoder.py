@@ -18,6 +18,10 @@ draws discarded) until step T, and an empty cluster samples from z = 0 (uniform 
 vocabulary, or the public term) without any model call. Neither a cluster's size nor its finishing
 time changes what is charged.
 
+Slot-template decoding (``response_template``, :class:`~dpsynrag.models.template_selector.TemplateSelector`):
+a public skeleton with slots; its literal tokens are written for free and only the slots' tokens are
+drawn and charged, at most T per text ((c/τ)²/2 each; a text that ends early pays less).
+
 Sparse-vector decoding (``svt_max_paid`` = C, :class:`~dpsynrag.models.svt_selector.SparseVectorSelector`):
 a token that the public prompt predicts and the members do not contest is free; the others are drawn
 as above, at most C per text (then the text ends). A text pays at most C AboveThreshold runs and C
@@ -45,6 +49,7 @@ from dpsynrag.models.engine import GROUP_ROWS, RowBatch
 from dpsynrag.models.lm import LanguageModel
 from dpsynrag.models.private_selectors import PrivateSelector, make_private_selector
 from dpsynrag.models.svt_selector import SparseVectorSelector
+from dpsynrag.models.template_selector import ResponseTemplate, TemplateSelector
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.events import SparseVectorEvent
 from dpsynrag.rng import RandomSource
@@ -85,6 +90,10 @@ class PrivatePredictionDecoder:
             default: off). Needs a variant that runs a public prompt, and ``svt_run``.
         svt_run: the :class:`~dpsynrag.privacy.events.SparseVectorEvent` (ε1, ε2, β, g, q) of each
             AboveThreshold run (with ``svt_max_paid`` only).
+        response_template: slot-template decoding (None, the default: off): public text with ``{}`` /
+            ``{N}`` slots (:mod:`dpsynrag.models.template_selector`). Its literal text is written for free;
+            only the slots' tokens are drawn and charged, at most T per text, so a text holds at most
+            T + the template's literal tokens (``steps``). Not with ``svt_max_paid``.
         memory_budget_gb: about how much memory (GB) the keys/values and logits of one batch of
             clusters may take. A cluster bigger than the budget runs alone, whole.
         prompt_prefix: token ids of the *public* part the member prompts start with (template and
@@ -123,6 +132,7 @@ class PrivatePredictionDecoder:
         no_repeat_ngram: int = 0,
         svt_max_paid: int | None = None,
         svt_run: SparseVectorEvent | None = None,
+        response_template: str | None = None,
         memory_budget_gb: float = 2.0,
         prompt_prefix: Sequence[int] | None = None,
         rows_per_group: int | None = None,
@@ -152,6 +162,15 @@ class PrivatePredictionDecoder:
                               f"({self.max_new_tokens}). Found {svt_max_paid!r}.")
         self.svt_max_paid = None if svt_max_paid is None else int(svt_max_paid)
         self.svt_run = svt_run
+        self.template = None
+        if response_template is not None:
+            if self.svt_max_paid is not None:
+                raise ConfigError("`response_template` and sparse-vector decoding (`svt_max_paid`) both decide which "
+                                  "tokens are free: use one of them.")
+            self.template = ResponseTemplate.build(response_template, lm.tokenizer, vocab_size=lm.vocab_size,
+                                                   eos=lm.eos_token_ids)
+        # the most tokens a text can hold: T drawn, plus the template's literal tokens (public)
+        self.steps = self.max_new_tokens + (0 if self.template is None else self.template.free_tokens)
         self.selector = self._selector(())  # validates the variant's parameters
         self.decoding = self.selector.name
         if public_prompt is not None and (not isinstance(public_prompt, str) or not public_prompt):
@@ -200,7 +219,8 @@ class PrivatePredictionDecoder:
             accountants: ``accountants[r]`` = cluster r's branch accountant; charged T
                 PrivatePredictionTokenEvent(c, τ) — (c/τ)²/2 zCDP each — whatever the cluster's
                 size or when its text ends; with sparse-vector decoding, one SparseVectorEvent per
-                AboveThreshold run and one PrivatePredictionTokenEvent per paid token, at most C each.
+                AboveThreshold run and one PrivatePredictionTokenEvent per paid token, at most C each;
+                with a response template, one PrivatePredictionTokenEvent per token drawn in a slot, at most T.
             progress: show a progress bar over batches of clusters.
             streams: ``streams[r]`` = cluster r's own sampling randomness (e.g.
                 ``random.child(f"cluster-{r}")``): T uniforms each, so a cluster's text does not
@@ -233,7 +253,7 @@ class PrivatePredictionDecoder:
             raise ConfigError(f"`streams` must hold one RandomSource per cluster ({len(clusters)} clusters).")
         out: list[list[int]] = [[] for _ in clusters]
         plan = self._plan(prompts, members, public_of)
-        bar = _progress_bar(len(plan) * self.max_new_tokens, progress, "private prediction (batch x token)")
+        bar = _progress_bar(len(plan) * self.steps, progress, "private prediction (batch x token)")
         try:
             for batch in plan:
                 toks = self._decode_batch(prompts, [members[r] for r in batch], [public_of[r] for r in batch],
@@ -320,7 +340,7 @@ class PrivatePredictionDecoder:
                     public_index[p] = len(texts)
                     texts.append(p)
                 public_of[r] = public_index[p]
-        prompts = self.lm.encode_prompts(texts, self.max_new_tokens)
+        prompts = self.lm.encode_prompts(texts, self.steps)
         return prompts, members, public_of
 
     def _rows(self, members: list[list[int]], public_of: list[int | None]):
@@ -374,7 +394,7 @@ class PrivatePredictionDecoder:
         kvb = self.lm.kv_bytes_per_token()
         width = max((len(p) for p in prompts), default=0)
         shared = self.lm.runner.mode == "shared"
-        per_row = (self.max_new_tokens + (0 if shared else width)) * kvb + 3 * 4 * self.lm.model_vocab_size
+        per_row = (self.steps + (0 if shared else width)) * kvb + 3 * 4 * self.lm.model_vocab_size
         per_prompt = width * kvb if shared else 0
         g = self.rows_per_group
         batches: list[list[int]] = []
@@ -408,12 +428,14 @@ class PrivatePredictionDecoder:
             vocab_size=self.lm.vocab_size, clip=self.clip, temperature=self.temperature,
             random=self.random if streams is None else streams, accountants=accountants, **self._selector_args,
         )
+        if self.template is not None:
+            return TemplateSelector(base, self.template, max_paid=self.max_new_tokens)
         if self.svt_max_paid is None:
             return base
         return SparseVectorSelector(base, max_paid=self.svt_max_paid, run=self.svt_run)
 
     def _decode_batch(self, prompts, members, public_of, accountants, bar=None, streams=None) -> list[list[int]]:
-        T = self.max_new_tokens
+        T = self.steps
         row_prompt, row_cluster, row_public, row_weight = self._rows(members, public_of)
         batch = None
         if row_prompt:

@@ -320,6 +320,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         no_repeat_ngram=config.no_repeat_ngram,
         svt_max_paid=cal.svt_max_paid,
         svt_run=cal.svt_event() if cal.sparse_vector else None,
+        response_template=config.response_template,
         memory_budget_gb=config.memory_budget_gb,
         prompt_prefix=lm.public_prefix(rephrase_prefix_template(template)),  # public: template up to a slot
         rows_per_group=min(config.L, GROUP_ROWS),  # public: a document has at most L member rows

@@ -79,6 +79,15 @@ class BuildConfig(GenerationConfig):
     ``"Symptoms:"`` makes a small model list a record's symptoms and diagnosis before the patient's name,
     the one place where the members' documents disagree). Not sampled: it costs nothing.
 
+    ``response_template`` (None: off) is slot-template decoding
+    (:mod:`dpsynrag.models.template_selector`): public text with ``{}`` slots (``{N}``: at most N tokens),
+    e.g. ``"Given the symptoms ({24}) of [REDACTED]. The diagnosis is {8}, the treatment should be {8}."``.
+    Its literal text is written, not sampled (free); only the slots' tokens are drawn by the decoding
+    variant and charged, so T counts the slots' tokens only and the clip c of each grows. A slot ends
+    when a drawn token ends with the first character of the text after it, or after N tokens; the text
+    ends with the template, at EOS in a last slot, or when T tokens are drawn. Not with
+    ``response_prefix`` or ``svt_max_paid``.
+
     ``prediction_checkpoints`` (default 20): private prediction is cut into about this many batches of
     clusters, each checkpointed when done (``--resume`` continues after the last one). Each batch is decoded
     on its own, and every decode forward holds a fixed, public number of rows (the batch-invariant engine),
@@ -146,6 +155,7 @@ class BuildConfig(GenerationConfig):
     keyword_title: bool = False
     trim_partial_ending: bool = False
     response_prefix: Optional[str] = Field(None, min_length=1)
+    response_template: Optional[str] = Field(None, min_length=1)
     threshold_excess_weight: float = Field(1.0, ge=0, le=1)
     index_copy_size: Optional[int] = Field(None, ge=1)
     max_index_copies: int = Field(DEFAULT_MAX_INDEX_COPIES, ge=1)
@@ -231,6 +241,20 @@ class BuildConfig(GenerationConfig):
             raise ValueError("`public_top_k_margin` widens the top-k+ set: it needs `public_top_k`.")
         if self.decoding == "invisibleink" and self.public_weight:
             raise ValueError("`public_weight` does not apply to `decoding` 'invisibleink'; its weight is `invisibleink_lambda`.")
+        if self.response_template is not None:
+            from dpsynrag.errors import ConfigError
+            from dpsynrag.models.template_selector import TemplateParts  # models (layer 3): torch, only when used
+
+            try:
+                TemplateParts.parse(self.response_template)
+            except ConfigError as e:
+                raise ValueError(str(e)) from None
+            if self.response_prefix is not None:
+                raise ValueError("`response_template` opens every text with its own text: drop `response_prefix` "
+                                 "(or move it into the template).")
+            if self.svt_max_paid is not None:
+                raise ValueError("`response_template` and `svt_max_paid` (sparse-vector decoding) both decide which "
+                                 "tokens are free: use one of them.")
         if self.response_prefix is not None and "{document}" in self.response_prefix:
             raise ValueError("`response_prefix` is public text written before every synthetic text; it cannot hold "
                              "{document} (a private document would be released verbatim).")
@@ -345,6 +369,10 @@ class BuildConfig(GenerationConfig):
             notes.append(f"each kept text is indexed once per {self.index_copy_size} documents of its cluster's "
                          f"released noisy count (at least once, at most {self.max_index_copies} times): "
                          "post-processing of released values, no privacy cost")
+        if self.response_template is not None:
+            notes.append(f"slot-template decoding: the public template {self.response_template!r} is written for "
+                         f"free (post-processing); only its slots' tokens are drawn and charged, at most {self.T} "
+                         "per text")
         if self.svt_max_paid is not None:
             notes.append(f"sparse-vector decoding: a text pays for at most {self.svt_max_paid} of its {self.T} tokens, "
                          "each after one AboveThreshold run (pure DP, charged as epsilon^2/2 zCDP); tokens that the "

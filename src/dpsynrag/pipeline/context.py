@@ -13,7 +13,7 @@ before any document goes through a model, and the error names only these public 
 Stages checked (a DP-SynRAG build; DP-Synth's has the rephrase and self-filter prompts only): the LLM
 keyword extractor's prompt (with ``extractor="llm"``); private
 prediction's rephrase prompt (``rephrase_prompt`` or the paper's; each ``{keyword}`` in it bounded as
-below) plus T tokens; the public prompt of the decoding, when it runs one (with the
+below) plus T tokens (and a ``response_template``'s literal tokens); the public prompt of the decoding, when it runs one (with the
 cluster's released keyword in ``{keyword}``: bounded by the longest word of the public vocabulary, or by
 what can hold a keyword under an open vocabulary); the self-filter prompt around a released text (its
 ``response_prefix`` and at most T tokens).
@@ -103,7 +103,7 @@ def prompt_bounds(lm, config, *, public_prompt: str | None, filter_prompt: str |
         One :class:`PromptBound` per stage that runs a prompt.
     """
     opening = getattr(config, "response_prefix", None) or ""
-    T = config.T
+    T = config.T + _template_tokens_written(lm, getattr(config, "response_template", None))
     bounds = []
     if getattr(config, "extractor", None) == "llm":
         bounds.append(PromptBound("keyword extraction (LLM extractor prompt)",
@@ -132,6 +132,16 @@ def prompt_bounds(lm, config, *, public_prompt: str | None, filter_prompt: str |
                                   T, "--T", 0,  # scored in one forward pass: nothing generated
                                   template_by="--filter-prompt" if getattr(config, "filter_prompt", None) else ""))
     return bounds
+
+
+def _template_tokens_written(lm, template: str | None) -> int:
+    """The most literal tokens a response template writes into a text (0: no template): a text then holds
+    up to T drawn tokens plus these."""
+    if not template:
+        return 0
+    from dpsynrag.models.template_selector import ResponseTemplate
+
+    return ResponseTemplate.build(template, lm.tokenizer, vocab_size=lm.vocab_size, eos=lm.eos_token_ids).free_tokens
 
 
 def check_context(lm, config, *, public_prompt: str | None, filter_prompt: str | None,
