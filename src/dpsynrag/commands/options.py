@@ -34,7 +34,7 @@ HELP_PANELS: dict[str, str] = {
     **dict.fromkeys(("--T", "--tau", "--decoding", "--rephrase-prompt", "--public-prompt", "--public-weight", "--invisibleink-lambda",
                      "--public-top-k", "--public-top-k-margin", "--fluency-threshold", "--trim-partial-ending",
                      "--keep-partial-ending", "--keyword-title",
-                     "--response-prefix", "--no-repeat-ngram", "--svt-max-paid", "--svt-fraction", "--svt-beta",
+                     "--response-prefix", "--response-template", "--no-repeat-ngram", "--svt-max-paid", "--svt-fraction", "--svt-beta",
                      "--svt-gap"), _DECODING),
     **dict.fromkeys(("--index-copy-size", "--max-index-copies"), _INDEX),
     **dict.fromkeys(("--seed", "--dry-run", "--json", "--overwrite", "--threads", "--batch-size",
