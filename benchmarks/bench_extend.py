@@ -36,7 +36,7 @@ from pathlib import Path
 from _common import (answer_corpus, arguments, demo_notes, machine, mean_sd, mean_sd_rows, merge_runs, seed_list,
                      write_results)
 
-from dpsynrag.eval.presets import get_preset
+from dpsynrag.eval.presets import for_task, get_preset
 from dpsynrag.methods.extend import extend_corpus
 from dpsynrag.models import Embedder, LanguageModel
 from dpsynrag.pipeline.build import build_corpus
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     queries = task.load_queries(limit=args.questions or preset.questions)
     top_k, answer_tokens = preset.top_k or task.rag_top_k, preset.answer_tokens
     lm, emb = LanguageModel.load(), Embedder.load()
-    params = dict(preset.synrag)
+    params = for_task(preset.synrag, task)
     out: dict = {
         "documents": len(documents), "old": len(old_docs), "new": len(new_docs), "questions": len(queries),
         "top_k": top_k, **machine(lm, emb), "preset": "demo", "parameters": params, "runs": [],

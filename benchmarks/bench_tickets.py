@@ -42,7 +42,7 @@ from tickets import make_tickets  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import KEYWORD_REPHRASE_PROMPT, mean_sd, merge_runs  # noqa: E402
 
-from dpsynrag.eval.presets import get_preset  # noqa: E402
+from dpsynrag.eval.presets import for_task, get_preset  # noqa: E402
 from dpsynrag.models import Embedder, LanguageModel  # noqa: E402
 from dpsynrag.pipeline.build import KEYWORD_SLOT, REPHRASE_PROMPT, build_corpus  # noqa: E402
 from dpsynrag.pipeline.config import BuildConfig  # noqa: E402
@@ -58,6 +58,9 @@ CUSTOMER_REPHRASE_PROMPT = (
 )
 """A per-task rephrase prompt (public text a user of a support desk would write; {keyword} = the cluster's
 released keyword)."""
+TICKET_TEMPLATE = "Hello, this is [REDACTED]. My order number is [REDACTED]. {}"
+"""A per-task response template (public: the collection's ticket format, identifiers as the redaction's
+placeholder); ``{}`` is the private slot (:mod:`dpsynrag.models.template_selector`)."""
 # name -> (what it is, BuildConfig fields over the cpu preset's DP-SynRAG fields)
 VARIANTS: dict[str, tuple[str, dict]] = {
     "cpu": ("the cpu preset's DP-SynRAG settings (public-prior omega 0.25, T = 48, fluency filter at -8)", {}),
@@ -78,6 +81,10 @@ VARIANTS: dict[str, tuple[str, dict]] = {
     "customer-prompt-svt": ("customer-prompt with sparse-vector decoding: at most 16 paid tokens of T = 64 steps",
                             dict(rephrase_prompt=CUSTOMER_REPHRASE_PROMPT, no_repeat_ngram=3,
                                  response_prefix="Customer:", T=64, svt_max_paid=16)),
+    "customer-slots": ("cpu-keyword-ngram with slot-template decoding: the public ticket format "
+                       f"{TICKET_TEMPLATE!r} written for free, only its slot drawn privately (T = 32 drawn tokens)",
+                       dict(public_prompt=KEYWORD_PUBLIC_PROMPT, no_repeat_ngram=3, response_template=TICKET_TEMPLATE,
+                            T=32)),
     "keyword-rephrase": ("cpu with the paper's rephrase prompt naming the cluster's released keyword (the generic "
                          "variant of bench_utility.py's demo-keyword-rephrase; no per-task text)",
                          dict(rephrase_prompt=KEYWORD_REPHRASE_PROMPT)),
@@ -129,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     tickets = make_tickets(args.tickets, args.ticket_seed)
     lm = LanguageModel.load()
     emb = Embedder.load()
-    base = {**dict(get_preset("cpu").synrag), "self_filter": False, "redact_identifiers": True}
+    base = {**for_task(get_preset("cpu").synrag), "self_filter": False, "redact_identifiers": True}
     out: dict = {"tickets": len(tickets), "ticket_seed": args.ticket_seed, "model": lm.name, "embedder": emb.name,
                  "torch_threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
                  "fluent_bound": FLUENT_BOUND, "base": base, "variants": {}, "runs": []}

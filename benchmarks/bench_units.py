@@ -40,7 +40,7 @@ from _common import (answer_corpus, arguments, demo_notes, machine, mean_sd_rows
 from per_person import assign_patients  # examples/, on sys.path through _common
 
 from dpsynrag.errors import DataError
-from dpsynrag.eval.presets import get_preset
+from dpsynrag.eval.presets import for_task, get_preset
 from dpsynrag.models import Embedder, LanguageModel
 from dpsynrag.pipeline.build import build_corpus
 from dpsynrag.pipeline.config import BuildConfig
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     top_k, answer_tokens = preset.top_k or task.rag_top_k, preset.answer_tokens
     lm = LanguageModel.load()
     emb = Embedder.load()
-    params = dict(preset.synrag)
+    params = for_task(preset.synrag, task)
     out: dict = {
         "documents": len(documents), "patients": len(set(patients)), "questions": len(queries), "top_k": top_k,
         **machine(lm, emb), "preset": "demo", "parameters": params, "runs": [],

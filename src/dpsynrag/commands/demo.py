@@ -60,7 +60,9 @@ def run_demo(
     from dpsynrag.checks import check_int, error_message
     from dpsynrag.errors import ConfigError
     from dpsynrag.eval import EvalConfig, get_preset, run_eval
+    from dpsynrag.eval.presets import for_task
     from dpsynrag.methods import get_method
+    from dpsynrag.tasks.medical import MedicalTask
 
     if preset not in DEMO_PRESETS:
         raise ConfigError(f"--preset must be one of {sorted(DEMO_PRESETS)}. Found {preset!r}.")
@@ -73,7 +75,7 @@ def run_demo(
         synrag["decoding"] = decoding
         synrag.pop("public_weight", None)  # the preset's weight belongs to its own decoding
     try:  # before any data or model is read
-        get_method("dp-synrag").make_config(epsilon=epsilon, delta=base.delta, **synrag)
+        get_method("dp-synrag").make_config(epsilon=epsilon, delta=base.delta, **for_task(synrag, MedicalTask))
     except ValidationError as exc:
         raise ConfigError(error_message(exc)) from None
     resolved = dataclasses.replace(base, seed=seed, epsilons=(epsilon,), synrag=synrag, methods=METHODS)

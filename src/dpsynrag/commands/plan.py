@@ -68,14 +68,17 @@ def preset_fields(method, preset, *, expected_documents: int | None = None) -> d
     The method's :meth:`~dpsynrag.methods.Method.eval_params` with the preset's document count replaced by
     ``expected_documents`` (public, declared; None: unknown, so e.g. DP-Synth's ``batch_size`` is not turned
     into a number of batches), minus the fields a build takes from its own flags (``--epsilon``, seed,
-    task, models, δ, redaction).
+    task, models, δ, redaction) and a task's response template (:func:`~dpsynrag.eval.presets.for_task`:
+    the user's own records have their own format, ``--response-template``).
 
     Raises:
         ConfigError: the preset holds a field the method's config does not have.
     """
     if method.config_type is None:
         return {}
-    params = method.eval_params(dataclasses.replace(preset, documents=expected_documents), None)
+    from dpsynrag.eval.presets import for_task
+
+    params = for_task(method.eval_params(dataclasses.replace(preset, documents=expected_documents), None))
     fields = {k: v for k, v in params.items() if k not in _NOT_FOR_BUILD and k != method.epsilon_field}
     unknown = sorted(set(fields) - set(method.config_type.model_fields))
     if unknown:

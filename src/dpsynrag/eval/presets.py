@@ -45,7 +45,7 @@ from typing import Any, Mapping
 
 from dpsynrag.errors import ConfigError
 
-__all__ = ["EvalPreset", "PRESETS", "SEARCHQA_METHODS", "default_preset", "get_preset"]
+__all__ = ["EvalPreset", "PRESETS", "SEARCHQA_METHODS", "default_preset", "for_task", "get_preset"]
 
 
 def _frozen(d: dict[str, Any]) -> Mapping[str, Any]:
@@ -217,6 +217,19 @@ def _searchqa(base: EvalPreset, name: str, *, synrag: Mapping[str, Any] | None =
 PRESETS["searchqa-cpu"] = _searchqa(PRESETS["cpu"], "searchqa-cpu")
 PRESETS["searchqa-paper"] = _searchqa(PRESETS["paper"], "searchqa-paper", synrag={"R": 1000, "k": 100},
                                       dp_rag={"max_new_tokens": 30}, dp_synth={"num_batches": 71})
+
+
+def for_task(params: Mapping[str, Any], task=None) -> dict[str, Any]:
+    """A method's preset parameters for ``task`` (a :class:`~dpsynrag.tasks.Task`, or None for a build on
+    the user's own data): ``task_response_template=True`` becomes ``response_template=`` the task's public
+    record format (:attr:`~dpsynrag.tasks.Task.response_template`); it is dropped for a task without one
+    and for no task. The other parameters are returned as they are."""
+    params = dict(params)
+    if params.pop("task_response_template", False):
+        template = getattr(task, "response_template", None)
+        if template is not None:
+            params["response_template"] = template
+    return params
 
 
 def default_preset(task: str) -> str:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from dpsynrag import __version__
 from dpsynrag.errors import ConfigError, DpsynragError
 from dpsynrag.eval.cache import AnswerCache, cache_key, write_json
+from dpsynrag.eval.presets import for_task
 from dpsynrag.eval.scoring import context_hits
 from dpsynrag.methods import Method, get_method
 from dpsynrag.tasks import Query
@@ -118,10 +119,11 @@ class Harness:
 
     def specs(self, method: str, epsilon: float | None) -> MethodSpec:
         """The :class:`MethodSpec` of ``method`` at ``epsilon`` (None for a method without DP) with the
-        preset's parameters (:meth:`~dpsynrag.methods.Method.eval_params`)."""
+        preset's parameters (:meth:`~dpsynrag.methods.Method.eval_params`) for the run's task
+        (:func:`~dpsynrag.eval.presets.for_task`)."""
         impl = get_method(method)
         epsilon = epsilon if impl.dp else None
-        return MethodSpec(method, epsilon, impl.eval_params(self.config.preset, epsilon))
+        return MethodSpec(method, epsilon, for_task(impl.eval_params(self.config.preset, epsilon), self.data.task))
 
     # -------------------------------------------------------------- corpora
 

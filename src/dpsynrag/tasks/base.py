@@ -79,6 +79,10 @@ class Task(ABC):
             schema knowledge. :meth:`load_database` reads their values into
             :attr:`~dpsynrag.data.io.Document.identifiers`, which a build redacts when its config's
             ``redact_identifiers`` is on (:mod:`dpsynrag.data.redaction`).
+        response_template: the public format of a record of this task with private slots (``{}``, ``{N}``:
+            :mod:`dpsynrag.models.template_selector`), or ``None``. An evaluation preset whose DP-SynRAG
+            fields say ``task_response_template=True`` builds with it (slot-template decoding: the skeleton
+            is written for free, only the slots are drawn and charged).
 
     Methods to implement: :meth:`load_database` and :meth:`load_queries`. The others have defaults:
     substring scoring, no private names, no attacks, no support.
@@ -95,6 +99,7 @@ class Task(ABC):
     shared_subdir: ClassVar[str | None] = None
     support_buckets: ClassVar[tuple[tuple[float, float], ...]] = ()
     identifier_fields: ClassVar[tuple[str, ...]] = ()
+    response_template: ClassVar[str | None] = None
 
     def __init__(self, data_dir: str | os.PathLike[str] | None = None) -> None:
         """Args:

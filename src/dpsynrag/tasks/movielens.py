@@ -420,6 +420,8 @@ class MovieLensTask(Task):
     data_env_var = MOVIELENS_ENV_VAR
     shared_subdir = "data/movielens/ml-latest-small"
     identifier_fields = ("pseudonym",)
+    # the document format of user_document (public), the pseudonym as the redaction's placeholder
+    response_template = "[REDACTED] enjoys {16}. In particular, they like {}"
 
     def __init__(self, data_dir: str | os.PathLike[str] | None = None, *,
                  config: MovieLensConfig | None = None) -> None:
