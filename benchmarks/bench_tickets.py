@@ -61,6 +61,7 @@ released keyword)."""
 TICKET_TEMPLATE = "Hello, this is [REDACTED]. My order number is [REDACTED]. {}"
 """A per-task response template (public: the collection's ticket format, identifiers as the redaction's
 placeholder); ``{}`` is the private slot (:mod:`dpsynrag.models.template_selector`)."""
+TICKET_ABOUT_TEMPLATE = "Hello, this is [REDACTED]. My order number is [REDACTED]. I am writing about my {}"
 # name -> (what it is, BuildConfig fields over the cpu preset's DP-SynRAG fields)
 VARIANTS: dict[str, tuple[str, dict]] = {
     "cpu": ("the cpu preset's DP-SynRAG settings (public-prior omega 0.25, T = 48, fluency filter at -8)", {}),
@@ -85,6 +86,10 @@ VARIANTS: dict[str, tuple[str, dict]] = {
                        f"{TICKET_TEMPLATE!r} written for free, only its slot drawn privately (T = 32 drawn tokens)",
                        dict(public_prompt=KEYWORD_PUBLIC_PROMPT, no_repeat_ngram=3, response_template=TICKET_TEMPLATE,
                             T=32)),
+    "customer-slots-about": ("customer-slots with the customer's own opening of the request in the template: "
+                             f"{TICKET_ABOUT_TEMPLATE!r} (public wording; the slot starts where the topic does)",
+                             dict(public_prompt=KEYWORD_PUBLIC_PROMPT, no_repeat_ngram=3,
+                                  response_template=TICKET_ABOUT_TEMPLATE, T=32)),
     "keyword-rephrase": ("cpu with the paper's rephrase prompt naming the cluster's released keyword (the generic "
                          "variant of bench_utility.py's demo-keyword-rephrase; no per-task text)",
                          dict(rephrase_prompt=KEYWORD_REPHRASE_PROMPT)),

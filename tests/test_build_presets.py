@@ -87,7 +87,8 @@ def _budget(*extra) -> dict:
 def test_preset_fields_are_the_methods_eval_parameters_minus_the_builds_own():
     cpu = PRESETS["cpu"]
     synrag = preset_fields(get_method("dp-synrag"), cpu)
-    assert synrag == {k: v for k, v in cpu.synrag.items() if k != "redact_identifiers"}  # redaction: --identifier-field
+    # redaction: --identifier-field; the task's record format: --response-template
+    assert synrag == {k: v for k, v in cpu.synrag.items() if k not in ("redact_identifiers", "task_response_template")}
     assert synrag["K"] == 1 and synrag["R"] == 48 and synrag["extractor"] == "rarity"
     # DP-Synth's batch size becomes a number of batches only from a declared (public) size, never from the data
     assert preset_fields(get_method("dp-synth"), cpu) == {"T": 32, "max_document_tokens": 96, "self_filter": False}
@@ -101,7 +102,7 @@ def test_preset_fields_are_the_methods_eval_parameters_minus_the_builds_own():
 
 def test_budget_preset_gives_the_presets_plan(no_gpu):
     report = _budget("--preset", "demo")
-    fields = {k: v for k, v in PRESETS["demo"].synrag.items() if k != "redact_identifiers"}
+    fields = {k: v for k, v in PRESETS["demo"].synrag.items() if k not in ("redact_identifiers", "task_response_template")}
     expected = BuildConfig(epsilon=10, delta=1e-3, **fields).plan()
     assert report["rho_total"] == pytest.approx(expected.rho, rel=1e-12)
     assert report["preset"] == {"name": "demo", "why": "--preset", "applied": fields}
@@ -149,7 +150,7 @@ def test_default_preset_suits_the_machine(monkeypatch, configs, cuda, name):
     report = _budget()
     assert report["preset"]["name"] == name
     assert report["preset"]["why"] == f"the default on a machine {'with' if cuda else 'without'} a CUDA GPU"
-    fields = {k: v for k, v in PRESETS[name].synrag.items() if k != "redact_identifiers"}
+    fields = {k: v for k, v in PRESETS[name].synrag.items() if k not in ("redact_identifiers", "task_response_template")}
     assert configs[-1] == BuildConfig(epsilon=10, delta=1e-3, **fields)
     result = runner.invoke(app, BUDGET)
     assert f"preset {name} (the default on a machine" in _out(result)

@@ -22,7 +22,9 @@
   finish in 20 minutes on 2 cores). Measured times: results.json of each run.
 * ``demo``: the main job (``dpsynrag demo``, :mod:`dpsynrag.commands.demo`): Non-RAG, RAG and DP-SynRAG on a seeded
   random subset of 2,000 documents, 100 questions, 2 + 2 attack prompts, secure randomness (no seed),
-  DP-SynRAG with ``cpu``'s choices but k = 40, T = 64 and the fluency filter without the self-filter.
+  DP-SynRAG with ``cpu``'s choices but k = 40 and the fluency filter without the self-filter, each text
+  written in the task's public record format with T = 32 drawn tokens for its slots
+  (``task_response_template``, :func:`for_task`; :mod:`dpsynrag.models.template_selector`).
 * ``paper``: the paper's sizes and parameters (8,000 documents, 1,000 questions, all attacks, K = 10,
   R = 500, L = 5, k = 80, T = 70, LLM keyword extraction over the public vocabulary, top-10 retrieval, each
   document's identifiers redacted as in every preset (the paper itself does not redact);
@@ -178,14 +180,17 @@ PRESETS: dict[str, EvalPreset] = {
 # (benchmarks/results/bench_utility_redact_copies.md), private prediction in 2 checkpointed batches (with 20,
 # the redacted clusters' few rows made most decode rows padding: 410 s of a 484 s build); 2 + 2 attack
 # prompts for the leakage columns. Both presets cut each text's partial last clause (trim_partial_ending):
-# MovieLens seeds 0/1/2 went from 4.4/35.6/53.3% to 46.7/53.3/53.3% on the same corpora (issue 27).
+# MovieLens seeds 0/1/2 went from 4.4/35.6/53.3% to 46.7/53.3/53.3% on the same corpora (issue 27). The demo
+# writes each text in the task's public record format (task_response_template: slot-template decoding, the
+# skeleton free, T = 32 drawn tokens for the slots): seeds 0/1/2 answered 21/24/22% (context recall
+# 49/49/44%) against 19/21/17% (40/35/38%) at T = 64 without (benchmarks/results/bench_utility_slots.md).
 PRESETS["demo"] = dataclasses.replace(
     PRESETS["cpu"], name="demo", documents=2000, attacks=2, seed=None,
     synrag=_frozen(dict(
-        K=1, R=48, L=1, k=40, T=64, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
+        K=1, R=48, L=1, k=40, T=32, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
         decoding="public-prior", public_weight=0.25, fluency_threshold=-8.0, self_filter=False,
         redact_identifiers=True, threshold_excess_weight=0.25, index_copy_size=10, prediction_checkpoints=2,
-        trim_partial_ending=True,
+        trim_partial_ending=True, task_response_template=True,
     )),
     methods=("non-rag", "rag", "dp-synrag"),
 )
