@@ -336,25 +336,17 @@ def _skeleton_pattern(template: str):
                               for i, lit in enumerate(parts.literals)) + "$", re.S)
 
 
-def test_task_templates_are_the_format_of_their_redacted_documents():
-    """Each task's public response template matches a document its own format code writes, once redacted:
-    the skeleton it writes for free is the records' wording, and every slot holds private content."""
+def test_the_medical_template_is_the_format_of_its_redacted_records():
+    """The task's public response template matches a record of database.jsonl's format once redacted: the
+    skeleton it writes for free is the records' wording, and every slot holds private content."""
     from dpsynrag.data.redaction import redact_identifiers
     from dpsynrag.tasks.medical import MedicalTask
-    from dpsynrag.tasks.movielens import MovieLensTask, MovieLensUser, user_document
-    from dpsynrag.tasks.movielens_text import taste_sentence
 
     record = ("Given the symptoms (Abdominal cramps, Fatigue, Rash on the palms) of Achille Ketterer. "
               "The diagnosis is Flibberflamosis, the treatment should be Giggle Drops.")  # database.jsonl's format
     found = _skeleton_pattern(MedicalTask.response_template).match(redact_identifiers(record, ["Achille Ketterer"]))
     assert found and found.groups() == ("Abdominal cramps, Fatigue, Rash on the palms", "Flibberflamosis", "Giggle Drops")
-    user = MovieLensUser(user_id=1, pseudonym="Ada Quist", split="database",
-                         taste=taste_sentence(["Drama", "Crime"], ["mafia"]), favourite_ids=(1, 2),
-                         favourites=("The Godfather (1972)", "Heat (1995)"))
-    text = redact_identifiers(user_document(user), [user.pseudonym])
-    found = _skeleton_pattern(MovieLensTask.response_template).match(text)
-    assert found and found.group(2) == "The Godfather (1972), Heat (1995)."
-    assert found.group(1) == user.taste.removeprefix("enjoys ").removesuffix(".")
+    assert TemplateParts.parse(MedicalTask.response_template).caps == (22, 8, 8)
 
 
 def test_for_task_resolves_the_task_template_only_where_there_is_one():
@@ -362,13 +354,14 @@ def test_for_task_resolves_the_task_template_only_where_there_is_one():
     from dpsynrag.eval.presets import PRESETS, for_task
     from dpsynrag.methods import get_method
     from dpsynrag.tasks.medical import MedicalTask
-    from dpsynrag.tasks.searchqa import SearchQATask
+    from dpsynrag.tasks.movielens import MovieLensTask
 
     params = {"T": 32, "task_response_template": True}
     assert for_task(params, MedicalTask) == {"T": 32, "response_template": MedicalTask.response_template}
-    assert for_task(params, SearchQATask) == {"T": 32} == for_task(params)  # no template; own data
+    assert for_task(params, MovieLensTask) == {"T": 32} == for_task(params)  # no template; own data
     assert for_task({"T": 32, "task_response_template": False}, MedicalTask) == {"T": 32}
     assert params == {"T": 32, "task_response_template": True}  # not changed in place
+    assert PRESETS["demo"].synrag["task_response_template"] is True
     for name in ("cpu", "demo"):  # a plain build on the user's own records takes no task's format
         fields = preset_fields(get_method("dp-synrag"), PRESETS[name])
         assert "response_template" not in fields and "task_response_template" not in fields

@@ -174,7 +174,7 @@ PRESETS: dict[str, EvalPreset] = {
 
 # demo: the main job (`make demo`, `dpsynrag demo`): Non-RAG, RAG and DP-SynRAG on 2,000 documents with
 # secure randomness; DP-SynRAG as tuned in benchmarks/results/bench_utility_3seeds.md (K = 1, R = 48, L = 1,
-# k = 40, T = 64, public-prior decoding at omega = 0.25, fluency filter at -8 nats/token, no self-filter:
+# k = 40, T = 64 (now 32: below), public-prior decoding at omega = 0.25, fluency filter at -8 nats/token, no self-filter:
 # SmolLM2-135M's YES/NO judgements on these texts are worse than chance), with the patient names redacted,
 # threshold excess weight 0.25 and one index copy per 10 documents of a cluster's released count
 # (benchmarks/results/bench_utility_redact_copies.md), private prediction in 2 checkpointed batches (with 20,

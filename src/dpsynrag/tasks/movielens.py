@@ -420,8 +420,9 @@ class MovieLensTask(Task):
     data_env_var = MOVIELENS_ENV_VAR
     shared_subdir = "data/movielens/ml-latest-small"
     identifier_fields = ("pseudonym",)
-    # the document format of user_document (public), the pseudonym as the redaction's placeholder
-    response_template = "[REDACTED] enjoys {16}. In particular, they like {}"
+    # no response_template: the document format as slot template, "[REDACTED] enjoys {16}. In particular, they
+    # like {}", raised context recall (77.0% -> 80.7%) but lowered accuracy (54.1% -> 44.4%) at --preset cpu
+    # over 3 seeds (benchmarks/results/bench_utility_slots.md)
 
     def __init__(self, data_dir: str | os.PathLike[str] | None = None, *,
                  config: MovieLensConfig | None = None) -> None:
