@@ -64,6 +64,7 @@ def test_parse_splits_literals_slots_and_caps():
     ("a {} b", "must start with a visible character"),
     ("a { b", "expected '}'"),
     ("", "non-empty"),
+    ("a {²}.", r"the slot \{²\} is neither"),  # a digit that int() reads is still not a decimal N
 ])
 def test_parse_refuses_bad_templates(text, message):
     with pytest.raises(ConfigError, match=message):
@@ -261,6 +262,33 @@ def test_public_prior_base_works_under_the_template():
     layout = RowLayout.build([0, 0, 1, 1], [False, True, False, True], n)
     tokens = sel.select(logits, layout, np.zeros(n, dtype=bool))
     assert all(t != EOS for t in tokens) and [len(a.ledger) for a in accs] == [1, 1]
+
+
+def test_the_public_top_k_set_is_taken_among_the_tokens_a_slot_allows():
+    """top-k⁺ = 1 where the public prompt's favourite is EOS, banned in a slot a literal follows: the candidate
+    set is the best *allowed* public token, so every group draws it (z = −inf elsewhere), is charged once, and
+    the build never meets a row with nothing to draw."""
+    n = 3
+    tpl = template("{2}. the")
+    accs = [ZCDPAccountant() for _ in range(n)]
+    base = PublicPriorSelector(VOCAB, clip=1.0, temperature=1.0, accountants=accs, top_k=1, top_k_margin=0.0,
+                               random=[SeededRandom(2).child(str(g)) for g in range(n)])
+    sel = TemplateSelector(base, tpl, max_paid=2)
+    logits = torch.zeros(2 * n, 64)
+    best = ids("fever")[0]
+    logits[1::2, EOS], logits[1::2, best] = 9.0, 5.0  # public rows: EOS first, "fever" second
+    logits[0::2, :VOCAB] = torch.linspace(3.0, -3.0, VOCAB)  # private rows prefer other tokens
+    layout = RowLayout.build([g for g in range(n) for _ in (0, 1)], [False, True] * n, n)
+    tokens = sel.select(logits, layout, np.zeros(n, dtype=bool))
+    assert tokens.tolist() == [best] * n and [len(a.ledger) for a in accs] == [1] * n
+
+
+def test_a_slot_no_token_can_end_is_refused():
+    """A terminator the tokenizer never writes at the end of a token (here a character outside its
+    vocabulary) could never end its slot: refused when the template is first used, before any draw."""
+    assert template("{}. the").slot_masks()[1][0].any()  # '.' is a token of the word-level vocabulary: fine
+    with pytest.raises(ConfigError, match="no token of this tokenizer ends with '§'"):
+        template("a {}§ b").slot_masks()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -223,7 +223,7 @@ class PrivatePredictionDecoder:
                 with a response template, one PrivatePredictionTokenEvent per token drawn in a slot, at most T.
             progress: show a progress bar over batches of clusters.
             streams: ``streams[r]`` = cluster r's own sampling randomness (e.g.
-                ``random.child(f"cluster-{r}")``): T uniforms each, so a cluster's text does not
+                ``random.child(f"cluster-{r}")``): one uniform per drawn token, so a cluster's text does not
                 depend on how clusters are batched or spread over processes. None: every draw from
                 ``random``, in batch order.
             public_prompts: ``public_prompts[r]`` = cluster r's own rendered public prompt, replacing

@@ -24,6 +24,8 @@ a token the public prompt predicts and the members do not contest is free (the s
 Amin et al. 2024, arXiv 2407.12108), and only the others are drawn and charged, at most C per text, each
 after one AboveThreshold run (SparseVectorEvent, (ε1 + ε2)²/2 zCDP). Every selector can also ban the
 tokens that would repeat an n-gram of the released text (``no_repeat_ngram``; public, free).
+:class:`~dpsynrag.models.template_selector.TemplateSelector` wraps any of them to write a public response
+template's literal tokens for free and draw (and charge) only its slots' tokens, at most T per text.
 
 Floating point: each member's term lies in [−c, c] exactly (c rounded down to float32), but z is
 accumulated in float32, so a coordinate may move by c plus the rounding of the sums (at most
@@ -173,10 +175,15 @@ class PrivateSelector(Selector):
         raise NotImplementedError
 
     def masked_scores(self, logits: torch.Tensor | None, layout: RowLayout,
-                      texts: Sequence[Sequence[int]] | None = None) -> torch.Tensor:
-        """:meth:`scores` (zeros when ``logits`` is None) with the no-repeat n-gram mask of ``texts``
-        applied: z = −inf on banned tokens. **Not private**, as :meth:`scores`."""
+                      texts: Sequence[Sequence[int]] | None = None,
+                      extra_banned: torch.Tensor | None = None) -> torch.Tensor:
+        """:meth:`scores` (zeros when ``logits`` is None) with the no-repeat n-gram mask of ``texts`` and
+        ``extra_banned`` (a public BoolTensor ``[n_groups, vocab_size]``, e.g. a template slot's tokens)
+        applied: z = −inf on banned tokens, and the top-k⁺ set taken among the allowed ones. **Not
+        private**, as :meth:`scores`."""
         banned = self.banned(texts, layout.n_groups)
+        if extra_banned is not None:
+            banned = extra_banned if banned is None else banned | extra_banned
         if logits is None:
             z = torch.zeros((layout.n_groups, self.vocab_size), dtype=torch.float32)
         else:

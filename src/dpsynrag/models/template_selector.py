@@ -3,7 +3,7 @@ sampled, and only its slots are drawn privately; every drawn token counts agains
 
 A response template is public text with slots, e.g. for Medical Synth's records::
 
-    Given the symptoms ({24}) of [REDACTED]. The diagnosis is {8}, the treatment should be {8}.
+    Given the symptoms ({22}) of [REDACTED]. The diagnosis is {8}, the treatment should be {8}.
 
 ``{}`` is a slot, ``{N}`` a slot of at most N drawn tokens, ``{{`` and ``}}`` literal braces (the syntax
 of :meth:`string.Formatter.parse`). Decoding walks the template:
@@ -84,7 +84,7 @@ class TemplateParts:
             pending += literal
             if name is None:
                 continue
-            if spec or conversion or (name and not (name.isdigit() and int(name) >= 1)):
+            if spec or conversion or (name and not (name.isdecimal() and name.isascii() and int(name) >= 1)):
                 shown = "{" + name + ("!" + conversion if conversion else "") + (":" + spec if spec else "") + "}"
                 raise ConfigError(f"`response_template`: the slot {shown} is neither {{}} nor {{N}} with N >= 1 "
                                   "(the most tokens drawn for it).")
@@ -176,7 +176,12 @@ class ResponseTemplate:
                 if term not in by_char:
                     end = np.array([t.endswith(term) for t in texts], dtype=bool)
                     inner = np.array([term in t[:-1] for t in texts], dtype=bool)  # the terminator before the end
-                    ban = torch.as_tensor(inner)
+                    if not (end & ~inner).any():
+                        raise ConfigError(
+                            f"`response_template` {self.parts.text!r}: no token of this tokenizer ends with {term!r} "
+                            "(the first character after a slot, which ends it); start the text after the slot "
+                            "with a character the tokenizer writes as a token of its own, such as ')', '.' or ','.")
+                    ban = torch.tensor(inner)
                     ban[[e for e in self._eos if 0 <= e < self.vocab_size]] = True  # a literal follows: no EOS
                     by_char[term] = (ban, end & ~inner)
                 banned.append(by_char[term][0])
@@ -279,11 +284,21 @@ class TemplateSelector(Selector):
             else:
                 draw.append(g)
         if draw:
-            z = base.masked_scores(logits, layout, texts)[torch.as_tensor(draw)]
-            for i, g in enumerate(draw):
-                ban = self.banned_in[self._texts[g].slot]
-                if ban is not None:
-                    z[i].masked_fill_(ban, float("-inf"))
+            slot_ban = None
+            if any(self.banned_in[self._texts[g].slot] is not None for g in draw):
+                slot_ban = torch.zeros((n, base.vocab_size), dtype=torch.bool)
+                for g in draw:
+                    if (ban := self.banned_in[self._texts[g].slot]) is not None:
+                        slot_ban[g] = ban
+            z = base.masked_scores(logits, layout, texts, extra_banned=slot_ban)[torch.as_tensor(draw)]
+            # which tokens a slot allows is public (template, tokenizer, released tokens, public top-k⁺ set):
+            # an empty range is refused before anything is drawn or charged
+            empty = ~torch.isfinite(z).any(dim=1)
+            if bool(empty.any()):
+                raise ConfigError(
+                    f"`response_template`: slot {self._texts[draw[int(empty.nonzero()[0])]].slot + 1} of "
+                    f"{self.template.parts.text!r} allows no token here (its bans, --no-repeat-ngram and the "
+                    "public top-k set exclude every token); widen --public-top-k or change the template.")
             random = base.random if isinstance(base.random, RandomSource) else [base.random[g] for g in draw]
             out[draw] = sample_private_tokens(z, clip=base.clip, temperature=base.temperature,
                                               accountants=[base.accountants[g] for g in draw], random=random)
