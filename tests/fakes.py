@@ -7,6 +7,15 @@ import hashlib
 
 import numpy as np
 
+NOTES = [
+    f"{t} note{i}" for i, t in enumerate([
+        "the patient has fever and cough", "the patient has fever and pain", "old patient has fever and rash",
+        "the doctor has a blue skin test", "the patient has red skin and rash", "the blood test was bad",
+    ] * 10)
+]
+"""60 distinct short notes in the tiny tokenizer's words (the note number is one unknown token to it), for
+small builds."""
+
 
 class HashEmbedder:
     """Deterministic bag-of-words embedder standing in for a sentence model: each word hashes to one of

@@ -15,6 +15,7 @@ from fakes import HashEmbedder
 from scipy.special import logsumexp
 from scipy.stats import chisquare
 
+from fakes import NOTES
 from dpsynrag.errors import ConfigError
 from dpsynrag.models import PrivatePredictionDecoder
 from dpsynrag.models.decoding import GreedySelector, RowLayout, SamplingSelector, decode
@@ -528,12 +529,7 @@ def test_config_checks_and_default_public_prompt():
             BuildConfig(**base, **bad)
 
 
-TINY_DOCS = [
-    f"{t} note{i}" for i, t in enumerate([
-        "the patient has fever and cough", "the patient has fever and pain", "old patient has fever and rash",
-        "the doctor has a blue skin test", "the patient has red skin and rash", "the blood test was bad",
-    ] * 10)
-]  # distinct texts (the note number is one unknown token to the tiny tokenizer)
+TINY_DOCS = NOTES
 
 
 @pytest.mark.parametrize("variant", [dict(decoding="paper"), dict(decoding="public-prior"),

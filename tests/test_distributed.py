@@ -12,6 +12,7 @@ import torch
 from fakes import HashEmbedder
 
 from conftest import make_tiny_model, make_tiny_tokenizer
+from fakes import NOTES
 from dpsynrag.models import LanguageModel, PrivatePredictionDecoder
 from dpsynrag.pipeline.build import build_corpus
 from dpsynrag.pipeline.config import BuildConfig
@@ -20,12 +21,7 @@ from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.prediction import sample_private_tokens
 from dpsynrag.rng import SeededRandom
 
-DOCS = [
-    f"{t} note{i}" for i, t in enumerate([
-        "the patient has fever and cough", "the patient has fever and pain", "old patient has fever and rash",
-        "the doctor has a blue skin test", "the patient has red skin and rash", "the blood test was bad",
-    ] * 10)
-]
+DOCS = NOTES
 
 
 def test_per_row_streams_draw_each_row_as_if_alone():

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest, chisquare
 
+from fakes import NOTES
 from dpsynrag.errors import ConfigError
 from dpsynrag.models import PrivatePredictionDecoder
 from dpsynrag.models.decoding import RowLayout, decode, no_repeat_ngram_mask
@@ -526,12 +527,7 @@ def test_budget_lists_the_sparse_vector_mechanism():
     assert "svt_epsilon1" not in off["parameters"]
 
 
-TINY_DOCS = [
-    f"{t} note{i}" for i, t in enumerate([
-        "the patient has fever and cough", "the patient has fever and pain", "old patient has fever and rash",
-        "the doctor has a blue skin test", "the patient has red skin and rash", "the blood test was bad",
-    ] * 10)
-]
+TINY_DOCS = NOTES
 
 
 @pytest.mark.parametrize("extra", [dict(), dict(group_size=5, max_groups=2), dict(no_repeat_ngram=2)])

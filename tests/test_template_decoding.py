@@ -11,6 +11,7 @@ import torch
 from conftest import make_tiny_tokenizer
 from scipy.stats import chisquare
 
+from fakes import NOTES
 from dpsynrag.errors import ConfigError
 from dpsynrag.models import PrivatePredictionDecoder
 from dpsynrag.models.decoding import RowLayout, decode
@@ -295,12 +296,7 @@ def test_a_slot_no_token_can_end_is_refused():
 # config, build, CLI
 # ---------------------------------------------------------------------------------------------
 
-DOCS = [
-    f"{t} note{i}" for i, t in enumerate([
-        "the patient has fever and cough", "the patient has fever and pain", "old patient has fever and rash",
-        "the doctor has a blue skin test", "the patient has red skin and rash", "the blood test was bad",
-    ] * 10)
-]
+DOCS = NOTES
 
 
 def test_config_refuses_a_bad_template_or_a_second_way_to_make_tokens_free():
