@@ -71,6 +71,18 @@ def test_budget_table_and_options():
     assert "Privacy report" in result.output and "epsilon (tight, CKS)" in result.output
 
 
+def test_budget_prints_the_plans_notes():
+    """The notes that the build's report will carry (the preset's and the slot template's) are printed with
+    the plan, as ``dpsynrag report`` prints them."""
+    args = ["budget", "--epsilon", "10", "--delta", "1e-3", "--T", "32", "--response-template", "The diagnosis is {8}."]
+    notes = json.loads(runner.invoke(app, [*args, "--json"]).output)["notes"]
+    assert any(n.startswith("slot-template decoding: the public template 'The diagnosis is {8}.'") for n in notes)
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    printed = " ".join(result.output.split())
+    assert printed.count("note: ") == len(notes) and all(f"note: {' '.join(n.split())}" in printed for n in notes)
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

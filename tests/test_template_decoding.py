@@ -384,6 +384,8 @@ def test_for_task_resolves_the_task_template_only_where_there_is_one():
     assert for_task(params, MedicalTask) == {"T": 32, "response_template": MedicalTask.response_template}
     assert for_task(params, MovieLensTask) == {"T": 32} == for_task(params)  # no template; own data
     assert for_task({"T": 32, "task_response_template": False}, MedicalTask) == {"T": 32}
+    own = {"T": 32, "task_response_template": True, "response_template": "The diagnosis is {8}."}
+    assert for_task(own, MedicalTask) == {"T": 32, "response_template": "The diagnosis is {8}."}  # a given one wins
     assert params == {"T": 32, "task_response_template": True}  # not changed in place
     assert PRESETS["demo"].synrag["task_response_template"] is True
     for name in ("cpu", "demo"):  # a plain build on the user's own records takes no task's format

@@ -15,7 +15,7 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from dpsynrag.commands.common import console, fail, seed_warning, warn_content
+from dpsynrag.commands.common import console, fail, print_privacy, seed_warning, warn_content
 from dpsynrag.commands.ledger import LEDGER_HELP, LIFETIME_HELP, open_ledger, summary_line
 from dpsynrag.commands.options import (
     RegistryCommand,
@@ -76,7 +76,7 @@ def _print_plan(report) -> None:
     for key, value in (report.parameters or {}).items():
         params.add_row(key, "-" if value is None else (f"{value:.6g}" if isinstance(value, float) else str(value)))
     console.print(params)
-    console.print(report.table())
+    print_privacy(report)
 
 
 def _estimate(config, method: Method, expected: int | None, *, filter_prompt: str | None, dry_run: bool):

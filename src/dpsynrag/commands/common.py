@@ -24,6 +24,13 @@ def fail(exc: Exception, flags: dict[str, str] | None = None, note: str | None =
     raise typer.Exit(code=2)
 
 
+def print_privacy(report) -> None:
+    """A :class:`~dpsynrag.privacy.report.PrivacyReport`'s table, then its notes ("note: ...", one a line)."""
+    console.print(report.table())
+    for note in report.notes:
+        console.print(f"note: {note}", markup=False, highlight=False)
+
+
 def warn_content(corpus) -> None:
     """A warning on stderr when the corpus keeps no or few texts (post-processing of released counts)."""
     warning = corpus.content_warning

@@ -11,7 +11,7 @@ from typing import Any, Optional
 import typer
 
 from dpsynrag.errors import ConfigError
-from dpsynrag.methods import Method, Option, get_method, methods
+from dpsynrag.methods import PANELS, Method, Option, get_method, methods
 
 _KW = inspect.Parameter.KEYWORD_ONLY
 
@@ -20,33 +20,21 @@ def keyword_param(name: str, default: Any, annotation: Any) -> inspect.Parameter
     return inspect.Parameter(name, _KW, default=default, annotation=annotation)
 
 
-_CORE, _KEYWORDS, _DECODING, _INDEX, _RUN = "Core", "Keywords and clustering", "Decoding", "Index", "Run"
-_OTHER_METHODS = "Other methods"
-"""The ``--help`` panel of a flag missing from :data:`HELP_PANELS` (a baseline's option, or a new one)."""
+_CORE, _RUN, _OTHER_METHODS = PANELS[0], PANELS[4], PANELS[-1]
 HELP_PANELS: dict[str, str] = {
-    **dict.fromkeys(("--out", "--extend", "--epsilon", "--delta", "--method", "--preset", "--expected-documents", "--conversion",
-                     "--split", "--rho-hist", "--epsilon-theta", "--rho-embed", "--task", "--filter-prompt",
-                     "--no-self-filter", "--model", "--embedder", "--max-document-tokens", "--text-field", "--id-field",
-                     "--identifier-field", "--redact-pii", "--identifier-placeholder", "--privacy-unit-field"), _CORE),
-    **dict.fromkeys(("--K", "--R", "--L", "--k", "--open-vocabulary", "--open-vocabulary-delta", "--extractor",
-                     "--language", "--no-outlier-removal", "--threshold-excess-weight", "--match-text", "--clustering",
-                     "--group-size", "--max-groups"), _KEYWORDS),
-    **dict.fromkeys(("--T", "--tau", "--decoding", "--rephrase-prompt", "--public-prompt", "--public-weight", "--invisibleink-lambda",
-                     "--public-top-k", "--public-top-k-margin", "--fluency-threshold", "--trim-partial-ending",
-                     "--keep-partial-ending", "--keyword-title",
-                     "--response-prefix", "--response-template", "--no-repeat-ngram", "--svt-max-paid", "--svt-fraction", "--svt-beta",
-                     "--svt-gap"), _DECODING),
-    **dict.fromkeys(("--index-copy-size", "--max-index-copies"), _INDEX),
-    **dict.fromkeys(("--seed", "--dry-run", "--json", "--overwrite", "--threads", "--batch-size",
-                     "--prediction-checkpoints", "--resume", "--ray", "--ray-address", "--ray-workers", "--ledger",
-                     "--lifetime-epsilon"), _RUN),
+    **dict.fromkeys(("--out", "--extend", "--epsilon", "--delta", "--method", "--preset", "--expected-documents",
+                     "--conversion", "--task", "--filter-prompt", "--no-self-filter", "--model", "--embedder",
+                     "--max-document-tokens", "--text-field", "--id-field", "--identifier-field", "--redact-pii",
+                     "--identifier-placeholder"), _CORE),
+    **dict.fromkeys(("--seed", "--dry-run", "--json", "--overwrite", "--threads", "--ledger", "--lifetime-epsilon"), _RUN),
 }
-"""The ``--help`` panel of each flag of ``build`` / ``budget`` (typer's ``rich_help_panel``)."""
-_PANEL_ORDER = (_CORE, _KEYWORDS, _DECODING, _INDEX, _RUN, _OTHER_METHODS)
+"""The ``--help`` panel of each flag of the commands themselves (``build`` / ``budget`` / ``audit``; typer's
+``rich_help_panel``). A method's option says its own (:attr:`~dpsynrag.methods.Option.panel`; the built-in
+ones in ``methods/options.toml``); a flag in neither shows in the last panel, "Other methods"."""
 
 
 def with_panel(param: inspect.Parameter) -> inspect.Parameter:
-    """``param`` with its ``--help`` panel (:data:`HELP_PANELS`) and its help escaped for rich markup
+    """``param`` with its ``--help`` panel (its own, else :data:`HELP_PANELS`) and its help escaped for rich markup
     (a lower-case ``[word]`` such as ``dpsynrag[ray]`` would otherwise be read as a style and dropped)."""
     from rich.markup import escape
 
@@ -71,9 +59,11 @@ def option_param(option: Option, owners: dict[str, list[str]], everyone: list[st
         help = " ".join(f"{', '.join(names)}: {text}" for text, names in owners.items())
         if sorted(methods_of) != sorted(everyone):
             help += f" (--method {', '.join(methods_of)})"
+    panel = option.panel
     if option.type is bool:
-        return keyword_param(option.param, typer.Option(False, option.flag, help=help), bool)
-    return keyword_param(option.param, typer.Option(None, option.flag, help=help), Optional[option.type])
+        return keyword_param(option.param, typer.Option(False, option.flag, help=help, rich_help_panel=panel), bool)
+    return keyword_param(option.param, typer.Option(None, option.flag, help=help, rich_help_panel=panel),
+                         Optional[option.type])
 
 
 def method_options(choices: list[Method], *, build: bool) -> list[Option]:
@@ -128,7 +118,7 @@ def in_panel_order(params: list[inspect.Parameter]) -> list[inspect.Parameter]:
     """``params`` with their ``--help`` panels (:func:`with_panel`), sorted so that typer, which shows the
     panels in the order of their first parameter, shows core, keywords, decoding, index, run, other methods."""
     params = [with_panel(p) for p in params]
-    return sorted(params, key=lambda p: _PANEL_ORDER.index(getattr(p.default, "rich_help_panel", None) or _CORE))
+    return sorted(params, key=lambda p: PANELS.index(getattr(p.default, "rich_help_panel", None) or _CORE))
 
 
 class RegistryCommand:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from dpsynrag.commands.common import console, fail, warn_content
+from dpsynrag.commands.common import console, fail, print_privacy, warn_content
 from dpsynrag.errors import DpsynragError
 
 
@@ -25,9 +25,7 @@ def report_command(
     if as_json:
         typer.echo(corpus.privacy_report.to_json())
         return
-    console.print(corpus.privacy_report.table())
-    for note in corpus.privacy_report.notes:
-        console.print(f"note: {note}", markup=False, highlight=False)
+    print_privacy(corpus.privacy_report)
     m = corpus.manifest
     console.print(
         f"method {m['method']}, model {m['model']['name']}, embedder {m['embedder']['name']}; "

@@ -227,12 +227,13 @@ PRESETS["searchqa-paper"] = _searchqa(PRESETS["paper"], "searchqa-paper", synrag
 def for_task(params: Mapping[str, Any], task=None) -> dict[str, Any]:
     """A method's preset parameters for ``task`` (a :class:`~dpsynrag.tasks.Task`, or None for a build on
     the user's own data): ``task_response_template=True`` becomes ``response_template=`` the task's public
-    record format (:attr:`~dpsynrag.tasks.Task.response_template`); it is dropped for a task without one
-    and for no task. The other parameters are returned as they are."""
+    record format (:attr:`~dpsynrag.tasks.Task.response_template`), unless ``response_template`` is given
+    too (a variant of the preset with its own template: that one); it is dropped for a task without one and
+    for no task. The other parameters are returned as they are."""
     params = dict(params)
     if params.pop("task_response_template", False):
         template = getattr(task, "response_template", None)
-        if template is not None:
+        if template is not None and params.get("response_template") is None:
             params["response_template"] = template
     return params
 

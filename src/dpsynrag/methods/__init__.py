@@ -19,10 +19,10 @@ ablations (:mod:`dpsynrag.methods.builtin`).
 from __future__ import annotations
 
 from dpsynrag.errors import ConfigError
-from dpsynrag.methods.base import CorpusMethod, Method, OnlineMethod, Option
+from dpsynrag.methods.base import PANELS, CorpusMethod, Method, OnlineMethod, Option, read_options
 from dpsynrag.pipeline.corpus_config import CorpusConfig, GenerationConfig
 
-__all__ = ["CorpusConfig", "CorpusMethod", "GenerationConfig", "Method", "OnlineMethod", "Option", "get_method", "method_names", "methods",
+__all__ = ["PANELS", "CorpusConfig", "CorpusMethod", "GenerationConfig", "Method", "OnlineMethod", "Option", "read_options", "get_method", "method_names", "methods",
            "register", "unregister"]
 
 _REGISTRY: dict[str, Method] = {}

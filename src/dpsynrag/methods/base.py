@@ -10,9 +10,16 @@ plan, and either a corpus generator (run once, answers free) or an online answer
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover  (Python 3.10: the same parser, from PyPI)
+    import tomli as tomllib
 
 from dpsynrag.errors import ConfigError
 
@@ -20,6 +27,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from dpsynrag.corpus import SyntheticCorpus
     from dpsynrag.pipeline.run import BuildRun
     from dpsynrag.privacy.report import PrivacyReport
+
+
+PANELS = ("Core", "Keywords and clustering", "Decoding", "Index", "Run", "Other methods")
+"""The ``--help`` panels of ``build`` / ``budget``, in the order they are shown; an option without a panel
+shows in the last."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +47,11 @@ class Option:
             ``--no-outlier-removal`` on ``outlier_removal``).
         build_only: not a config field but an option of the build run (``--resume``, ``--ray``); not
             offered by ``budget``.
+        panel: its ``--help`` panel, one of :data:`PANELS` (None: the last, "Other methods").
+
+    Raises:
+        ConfigError: ``flag`` does not start with ``--``, ``type`` is not one of the four, or ``panel`` is
+            not one of :data:`PANELS`.
     """
 
     flag: str
@@ -43,11 +60,72 @@ class Option:
     help: str
     value: Any = True
     build_only: bool = False
+    panel: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.flag.startswith("--"):
+            raise ConfigError(f"option {self.flag!r}: a flag starts with '--'.")
+        if self.type not in _TYPES.values():
+            raise ConfigError(f"option {self.flag}: type must be one of int, float, str, bool; found {self.type!r}.")
+        if self.panel is not None and self.panel not in PANELS:
+            raise ConfigError(f"option {self.flag}: panel must be one of {', '.join(PANELS)}; found {self.panel!r}.")
 
     @property
     def param(self) -> str:
         """The Python parameter name of the flag (``--num-batches`` -> ``num_batches``)."""
         return self.flag.lstrip("-").replace("-", "_")
+
+
+_TYPES = {"int": int, "float": float, "str": str, "bool": bool}
+_KEYS = {"flag", "field", "type", "value", "build", "panel", "help"}
+
+
+def read_options(path: str | Path) -> dict[str, tuple[Option, ...]]:
+    """The options of each method in a TOML file (``methods/options.toml`` holds the built-in ones; its
+    header gives the format): ``{method name: options in --help order}``.
+
+    Raises:
+        ConfigError: the file is not TOML, an entry has an unknown or missing key, an unknown type or
+            panel, or ``use`` names no ``[[common]]`` option (the message names the method and entry).
+    """
+    path = Path(path)
+    try:
+        tables = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}).") from exc
+
+    def option(where: str, entry: dict[str, Any]) -> Option:
+        unknown, missing = set(entry) - _KEYS, {"flag", "type", "help"} - set(entry)
+        if unknown or missing:
+            raise ConfigError(f"{path}: {where}: unknown key(s) {sorted(unknown)}, missing {sorted(missing)}.")
+        if entry["type"] not in _TYPES:
+            raise ConfigError(f"{path}: {where}: type must be one of {', '.join(_TYPES)}; found {entry['type']!r}.")
+        flag = entry["flag"]
+        field = entry.get("field", flag.lstrip("-").replace("-", "_"))
+        try:
+            return Option(flag, field, _TYPES[entry["type"]], entry["help"], value=entry.get("value", True),
+                          build_only=entry.get("build", False), panel=entry.get("panel"))
+        except ConfigError as exc:
+            raise ConfigError(f"{path}: {where}: {exc}") from exc
+
+    for name, entries in tables.items():
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise ConfigError(f"{path}: {name} must be an array of tables ([[{name}]] entries).")
+    common = {o.flag: o for o in (option(f"common #{i + 1}", e) for i, e in enumerate(tables.pop("common", [])))}
+    out: dict[str, tuple[Option, ...]] = {}
+    for name, entries in tables.items():
+        options = []
+        for i, entry in enumerate(entries):
+            where = f"{name} #{i + 1}"
+            if "use" in entry:
+                if set(entry) != {"use"} or entry["use"] not in common:
+                    raise ConfigError(f"{path}: {where}: 'use' takes one [[common]] flag, alone; "
+                                      f"common flags: {', '.join(common) or 'none'}.")
+                options.append(common[entry["use"]])
+            else:
+                options.append(option(where, entry))
+        out[name] = tuple(options)
+    return out
 
 
 def _resolve(path: str) -> Any:

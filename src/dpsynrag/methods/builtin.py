@@ -13,102 +13,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from dpsynrag.errors import InfeasibleBudgetError
-from dpsynrag.methods.base import CorpusMethod, OnlineMethod, Option
+from dpsynrag.methods.base import CorpusMethod, OnlineMethod, read_options
 
-# ------------------------------------------------------------------------------------------- options
-
-_T = Option("--T", "T", int, "Tokens per synthetic text (default 70).")
-_TAU = Option("--tau", "temperature", float, "Sampling temperature of private prediction (default 1).")
-
-SYNRAG_OPTIONS = (
-    Option("--K", "K", int, "Keywords per document: histogram L2 sensitivity sqrt(K) (default 10)."),
-    Option("--R", "R", int, "Keywords released = clusters (default 500)."),
-    Option("--L", "L", int, "Most clusters a document joins (default 5)."),
-    Option("--k", "k", int, "Target documents per cluster after outlier removal (default 80)."),
-    _T, _TAU,
-    Option("--open-vocabulary", "open_vocabulary", bool, "Thresholded open-vocabulary histogram (keeps domain words)."),
-    Option("--open-vocabulary-delta", "open_vocabulary_delta", float,
-           "Delta term of the open-vocabulary histogram, taken out of --delta (default delta/10; implies --open-vocabulary)."),
-    Option("--extractor", "extractor", str, "Keyword extractor: llm (paper, default) | rarity (fast, per-document statistics)."),
-    Option("--language", "language", str, "Language of the documents (wordfreq code: en (default), de, ru, ar, ja, zh, ...)."),
-    Option("--split", "split", str, "Budget split: paper (default; absolute constants) | fractions (scale with epsilon)."),
-    Option("--rho-hist", "rho_hist", float, "Override the histogram share (rho, or a fraction with --split fractions)."),
-    Option("--epsilon-theta", "epsilon_theta", float, "Override the threshold share (epsilon_theta, or a fraction)."),
-    Option("--rho-embed", "rho_embed", float, "Override the embedding-sum share (rho per cluster, or a fraction)."),
-    Option("--no-outlier-removal", "outlier_removal", bool, "Skip the embedding threshold (ablation).", value=False),
-    Option("--match-text", "match_text", bool, "Cluster on keyword occurrence in the text instead of extracted keywords."),
-    Option("--clustering", "clustering", str,
-           "Membership rule: paper (default; least frequent keyword first) | primary (a document's own first L released keywords)."),
-    Option("--decoding", "decoding", str,
-           "Private decoding: paper (default; clipped sum) | public-prior (+ omega x public log-probabilities) | "
-           "invisibleink (clip each document's difference to the public log-probabilities)."),
-    Option("--rephrase-prompt", "rephrase_prompt", str,
-           "Instruction each member's text is put into, with {document} once; {keyword} = the cluster's released "
-           "keyword (public text, e.g. \"Rewrite this customer's message about {keyword} in the customer's words: "
-           "{document}\"; default: the paper's rephrase prompt)."),
-    Option("--public-prompt", "public_prompt", str,
-           "Public prompt of the decoding, no private data; {keyword} = the cluster's released keyword "
-           "(default: the rephrase instruction with an empty document)."),
-    Option("--public-weight", "public_weight", float, "Omega of the public term: paper (default 0) | public-prior (default 1)."),
-    Option("--invisibleink-lambda", "invisibleink_lambda", float, "invisibleink: weight lambda of the public log-probabilities (default 1)."),
-    Option("--public-top-k", "public_top_k", int,
-           "Sample only among the public prompt's top-k+ tokens (any decoding with a public prompt; default: whole vocabulary)."),
-    Option("--public-top-k-margin", "public_top_k_margin", float,
-           "top-k+ also keeps tokens within this many nats of the k-th public log-probability (default 0)."),
-    Option("--no-repeat-ngram", "no_repeat_ngram", int,
-           "Never draw a token that repeats an n-gram of this length already in the text (default 0: off; free)."),
-    Option("--svt-max-paid", "svt_max_paid", int,
-           "Sparse-vector decoding: tokens the public prompt predicts are free, at most this many paid tokens "
-           "per text (C <= T; needs a public prompt row; default: off, T paid tokens)."),
-    Option("--svt-fraction", "svt_fraction", float,
-           "With --svt-max-paid: share in (0, 1) of each text's token budget for its C AboveThreshold runs (default 0.25)."),
-    Option("--svt-beta", "svt_beta", float,
-           "With --svt-max-paid: offset beta in (0, 1) of each member's disagreement a_d - beta (default 0.5)."),
-    Option("--svt-gap", "svt_gap", float,
-           "With --svt-max-paid: logit gap g (nats) at which a member fully disagrees with the public token (default 2)."),
-    Option("--fluency-threshold", "fluency_threshold", float,
-           "Also drop texts whose mean token log-probability under the model is below this (nats, < 0; post-processing)."),
-    Option("--trim-partial-ending", "trim_partial_ending", bool,
-           "Cut each text that stops mid-clause after its last complete clause ('..., The Godfather (1972), The Shaw' "
-           "-> '..., The Godfather (1972)'; post-processing, free; on in the cpu and demo presets)."),
-    Option("--keep-partial-ending", "trim_partial_ending", bool,
-           "Keep each text as generated, even when it stops mid-clause (turns off a preset's --trim-partial-ending).",
-           value=False),
-    Option("--keyword-title", "keyword_title", bool,
-           "Prefix each text with its cluster's released keyword, 'keyword: text' (post-processing, free)."),
-    Option("--response-prefix", "response_prefix", str,
-           "Public text that opens every synthetic text; the members continue it (e.g. 'Symptoms:'; free)."),
-    Option("--response-template", "response_template", str,
-           "Public skeleton of every text with {} slots ({N}: at most N tokens), e.g. 'The diagnosis is {8}.': "
-           "its text is written for free, only the slots' tokens are drawn, at most --T per text."),
-    Option("--threshold-excess-weight", "threshold_excess_weight", float,
-           "Weight in [0, 1] of members kept beyond --k in the outlier threshold's utility (default 1: the paper's; "
-           "below 1 a cluster of near-duplicates is kept whole instead of emptied)."),
-    Option("--index-copy-size", "index_copy_size", int,
-           "Index each kept text once per this many documents of its cluster's released noisy count "
-           "(at least once; default: once): frequent topics fill more of the top-k. Free (post-processing)."),
-    Option("--max-index-copies", "max_index_copies", int, "With --index-copy-size: the most index entries per text (default 8)."),
-    Option("--group-size", "group_size", int,
-           "Split each cluster into disjoint member groups of about this many documents (by a hash of each "
-           "document), one text per group, at the cost of one text (default: one text per cluster)."),
-    Option("--max-groups", "max_groups", int, "With --group-size: the most groups (texts) per cluster (default 8)."),
-    Option("--privacy-unit-field", "privacy_unit_field", str,
-           "Field holding each document's person key: the guarantee is per person (all of one person's documents), "
-           "not per document; each person gives at most K keywords, joins at most L clusters and is one member "
-           "of a cluster (same epsilon, same noise)."),
-    Option("--batch-size", "batch_size", int, "Prompts per generation batch (default: chosen from memory)."),
-    Option("--prediction-checkpoints", "prediction_checkpoints", int,
-           "Private prediction in about this many checkpointed batches of clusters (default 20): fewer is faster "
-           "(fewer padded decode forwards), more loses less work to a kill (--resume). Same texts."),
-    Option("--resume", "resume", bool, "Continue a killed build of --out from its checkpoints in .NAME.work beside "
-           "--out (same input and options; released values are reused, never redrawn).", build_only=True),
-    Option("--ray", "ray", bool, "Private prediction on a local Ray cluster, one model per worker "
-           "(pip install 'dpsynrag[ray]').", build_only=True),
-    Option("--ray-address", "ray_address", str, "Private prediction on the running Ray cluster at this address "
-           "(host:6379, ray://host:10001, auto).", build_only=True),
-    Option("--ray-workers", "ray_workers", int, "With --ray/--ray-address: model actors (default: one per GPU, "
-           "else one per --threads CPUs).", build_only=True),
-)
+OPTIONS = read_options(Path(__file__).with_name("options.toml"))
+"""The command-line options of each built-in method, from ``options.toml`` beside this module (data: the
+flag, the field it sets, its type, ``--help`` panel and help)."""
 
 
 # ------------------------------------------------------------------------------------------- corpus
@@ -120,7 +29,7 @@ class DPSynRAG(CorpusMethod):
     name: ClassVar[str] = "dp-synrag"
     label: ClassVar[str] = "DP-SynRAG"
     help: ClassVar[str] = "DP-SynRAG (default): keyword clusters, one private-prediction text per cluster"
-    options = SYNRAG_OPTIONS
+    options = OPTIONS["dp-synrag"]
     config_class: ClassVar[str] = "dpsynrag.pipeline.config:BuildConfig"
     generator: ClassVar[str] = "dpsynrag.pipeline.build:generate"  # (run, checkpoint=, ledger=, ray=)
 
@@ -236,10 +145,7 @@ class DPSynth(CorpusMethod):
     name: ClassVar[str] = "dp-synth"
     label: ClassVar[str] = "DP-Synth"
     help: ClassVar[str] = "DP-Synth (Amin et al. 2024): private prediction on random disjoint batches"
-    options = (
-        Option("--num-batches", "num_batches", int, "Public number of disjoint batches = texts (default 80)."),
-        _T, _TAU,
-    )
+    options = OPTIONS["dp-synth"]
     config_class: ClassVar[str] = "dpsynrag.baselines.dp_synth:DPSynthConfig"
     generator: ClassVar[str] = "dpsynrag.baselines.dp_synth:generate"
 
@@ -258,17 +164,7 @@ class AugPE(CorpusMethod):
     name: ClassVar[str] = "aug-pe"
     label: ClassVar[str] = "Aug-PE"
     help: ClassVar[str] = "Aug-PE (Xie et al. 2024): private evolution by DP nearest-neighbour votes"
-    options = (
-        Option("--population-size", "population_size", int, "Synthetic population size (default 200)."),
-        Option("--iterations", "iterations", int, "Private vote histograms (default 10)."),
-        Option("--pe-L", "L", int, "population/L parents kept, each with L-1 variations (default 2)."),
-        Option("--selection", "selection", str, "rank (default) | prob."),
-        Option("--num-nearest-neighbor", "num_nearest_neighbor", int, "Samples each document votes for (default 1)."),
-        Option("--count-threshold", "threshold", float, "Noisy counts below it are zeroed (default 0)."),
-        Option("--description", "description", str, "Public description of the collection (default: the task's)."),
-        Option("--batch-size", "batch_size", int, "Prompts per generation batch (default 32)."),
-        _T, _TAU,
-    )
+    options = OPTIONS["aug-pe"]
     config_class: ClassVar[str] = "dpsynrag.baselines.aug_pe:AugPEConfig"
     generator: ClassVar[str] = "dpsynrag.baselines.aug_pe:generate"
 
@@ -326,11 +222,7 @@ class DPRAG(OnlineMethod):
     private_prompts: ClassVar[bool] = True
     epsilon_field: ClassVar[str] = "epsilon_per_query"
     help: ClassVar[str] = "DP-RAG (Grislain 2025): query-time DP, epsilon per query"
-    options = (
-        Option("--T", "max_new_tokens", int, "Answer tokens (default 70)."),
-        _TAU,
-        Option("--retrieval-epsilon", "retrieval_epsilon", float, "Epsilon of the retrieval threshold (default epsilon/11)."),
-    )
+    options = OPTIONS["dp-rag"]
     config_class: ClassVar[str] = "dpsynrag.baselines:DPRAGConfig"
 
     def eval_label(self, epsilon):
