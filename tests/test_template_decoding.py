@@ -391,3 +391,22 @@ def test_for_task_resolves_the_task_template_only_where_there_is_one():
     for name in ("cpu", "demo"):  # a plain build on the user's own records takes no task's format
         fields = preset_fields(get_method("dp-synrag"), PRESETS[name])
         assert "response_template" not in fields and "task_response_template" not in fields
+
+
+def test_a_template_of_capped_slots_lowers_T_to_the_sum_of_its_caps():
+    """T_effective: a template whose every slot has a cap N draws at most the sum of the caps, so the calibration
+    spends the token budget over that many tokens (clip × sqrt(48/8) here) at the same ε; an uncapped slot, or
+    caps summing to T or more, keep T."""
+    from dpsynrag.pipeline.config import BuildConfig
+
+    base = dict(epsilon=10.0, delta=1e-3, T=48)
+    small = BuildConfig(**base, response_template="The diagnosis is {8}.")
+    assert small.T_effective == 8 and small.calibrate().T == 8
+    plain, eight = BuildConfig(**base).calibrate(), BuildConfig(**{**base, "T": 8}).calibrate()
+    assert small.calibrate().rho_total == pytest.approx(plain.rho_total, rel=1e-12)
+    assert small.calibrate().clip == pytest.approx(eight.clip, rel=1e-12) == pytest.approx(plain.clip * 6 ** 0.5, rel=1e-9)
+    assert "at most 8 per text (T = 48 lowered to the sum of the template's slot caps)" in small.plan_notes[-1]
+    assert BuildConfig(**base, response_template="The diagnosis is {8}, treated with {}.").T_effective == 48
+    assert BuildConfig(**base, response_template="Symptoms: {22}. The diagnosis is {8}, the treatment {8}.").T_effective == 38
+    demo = BuildConfig(**{**base, "T": 32}, response_template="Symptoms: {22}. The diagnosis is {8}, the treatment {8}.")
+    assert demo.T_effective == 32 and "lowered" not in demo.plan_notes[-1]

@@ -67,19 +67,16 @@ def option_param(option: Option, owners: dict[str, list[str]], everyone: list[st
 
 
 def method_options(choices: list[Method], *, build: bool) -> list[Option]:
-    """Every option of ``choices`` once, in registration order (``build=False``: config options only).
-
-    Raises:
-        ConfigError: two methods give one flag a different type, switch value or role.
-    """
+    """Every option of ``choices`` once, in registration order (``build=False``: config options only); of a flag
+    that several methods give (the same type and role: :func:`~dpsynrag.methods.register` checks it), the
+    first that names a ``--help`` panel."""
     seen: dict[str, Option] = {}
     for method in choices:
         for option in method.options:
             if option.build_only and not build:
                 continue
-            first = seen.setdefault(option.flag, option)
-            if (first.type, first.value, first.build_only) != (option.type, option.value, option.build_only):
-                raise ConfigError(f"method {method.name}: {option.flag} differs from another method's {option.flag}.")
+            if seen.setdefault(option.flag, option).panel is None and option.panel is not None:
+                seen[option.flag] = option
     return list(seen.values())
 
 

@@ -184,7 +184,7 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
     public = texts if config.uses_public_prompt else 0
     step_rows = default_step_rows(device, expected_rows=config.R * config.k)
     batches = min(config.prediction_checkpoints, texts)
-    decode = config.T * batches * math.ceil((members + public) / (batches * step_rows)) if members + public else 0
+    decode = config.T_effective * batches * math.ceil((members + public) / (batches * step_rows)) if members + public else 0
     public_prefills = 0
     if public:
         public_prefills = texts if config.public_prompt and "{keyword}" in config.public_prompt else 1
@@ -193,7 +193,7 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
     return Work(
         expected_documents=n, texts=texts, keyword_prefills=n if llm else 0, keyword_decode_forwards=keyword_decode,
         embeddings=(n if config.outlier_removal else 0) + texts, member_rows=members, member_rows_max=most,
-        public_rows=public, member_token_evaluations=members * config.T,
+        public_rows=public, member_token_evaluations=members * config.T_effective,
         prediction_prefills=min(n, members) + public_prefills, prediction_decode_forwards=decode,
         filter_forwards=filters, step_rows=step_rows, keyword_step_rows=kw_rows,
     )

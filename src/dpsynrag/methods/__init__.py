@@ -19,10 +19,10 @@ ablations (:mod:`dpsynrag.methods.builtin`).
 from __future__ import annotations
 
 from dpsynrag.errors import ConfigError
-from dpsynrag.methods.base import PANELS, CorpusMethod, Method, OnlineMethod, Option, read_options
+from dpsynrag.methods.base import COMMAND_FLAGS, PANELS, CorpusMethod, Method, OnlineMethod, Option, read_options
 from dpsynrag.pipeline.corpus_config import CorpusConfig, GenerationConfig
 
-__all__ = ["PANELS", "CorpusConfig", "CorpusMethod", "GenerationConfig", "Method", "OnlineMethod", "Option", "read_options", "get_method", "method_names", "methods",
+__all__ = ["COMMAND_FLAGS", "PANELS", "CorpusConfig", "CorpusMethod", "GenerationConfig", "Method", "OnlineMethod", "Option", "read_options", "get_method", "method_names", "methods",
            "register", "unregister"]
 
 _REGISTRY: dict[str, Method] = {}
@@ -32,7 +32,8 @@ def register(method: Method, *, replace: bool = False) -> Method:
     """Add ``method`` to the registry (after the ones registered before it, in report order).
 
     Raises:
-        ConfigError: a method of that name exists (unless ``replace``), or the name or kind is invalid.
+        ConfigError: a method of that name exists (unless ``replace``), or the name or kind is invalid, or
+            its options clash (:func:`_check_options`).
     """
     name = getattr(method, "name", None)
     if not isinstance(name, str) or not name or name != name.strip().lower() or " " in name or "," in name:
@@ -41,8 +42,41 @@ def register(method: Method, *, replace: bool = False) -> Method:
         raise ConfigError(f"method {name}: `kind` must be 'corpus' or 'online'. Found {method.kind!r}.")
     if name in _REGISTRY and not replace:
         raise ConfigError(f"a method named {name!r} is registered already.")
+    _check_options(method, [m for m in _REGISTRY.values() if m.name != name])
     _REGISTRY[name] = method
     return method
+
+
+def _check_options(method: Method, others: list[Method]) -> None:
+    """Refuse options that would break ``build``/``budget``/``audit`` for every method: not an :class:`Option`,
+    a flag of the commands themselves (:data:`COMMAND_FLAGS`), a flag given twice, or a flag that another
+    method gives another type, switch value, role (``build_only``) or ``--help`` panel.
+
+    Raises:
+        ConfigError: the message names the method and the flag.
+    """
+    seen: dict[str, tuple[Option, str]] = {}
+    for other in others:
+        for option in other.options:
+            seen.setdefault(option.flag, (option, other.name))  # the first method that gives the flag
+    flags: set[str] = set()
+    for option in method.options:
+        if not isinstance(option, Option):
+            raise ConfigError(f"method {method.name}: `options` holds {option!r}, not a dpsynrag.methods.Option.")
+        if option.flag in COMMAND_FLAGS:
+            raise ConfigError(f"method {method.name}: {option.flag} is a flag of the build/budget/audit commands "
+                              "themselves; name the option otherwise.")
+        if option.flag in flags:
+            raise ConfigError(f"method {method.name}: {option.flag} is given more than once.")
+        flags.add(option.flag)
+        if option.flag in seen:
+            other, owner = seen[option.flag]
+            if (other.type, other.value, other.build_only) != (option.type, option.value, option.build_only):
+                raise ConfigError(f"method {method.name}: {option.flag} differs from method {owner}'s {option.flag} "
+                                  f"in type, switch value or role; use another flag.")
+            if None not in (other.panel, option.panel) and other.panel != option.panel:
+                raise ConfigError(f"method {method.name}: {option.flag} is in --help panel {option.panel!r}, "
+                                  f"method {owner}'s in {other.panel!r}; one flag shows in one panel.")
 
 
 def unregister(name: str) -> None:

@@ -10,6 +10,7 @@ plan, and either a corpus generator (run once, answers free) or an online answer
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,18 @@ if TYPE_CHECKING:  # pragma: no cover
     from dpsynrag.pipeline.run import BuildRun
     from dpsynrag.privacy.report import PrivacyReport
 
+
+COMMAND_FLAGS = frozenset((
+    "--canaries", "--canary-template", "--confidence", "--conversion", "--delta", "--documents", "--dry-run",
+    "--embedder", "--epsilon", "--epsilons", "--expected-documents", "--extend", "--filter-prompt", "--guesses-in",
+    "--guesses-out", "--help", "--id-field", "--identifier-field", "--identifier-placeholder", "--input", "--json",
+    "--ledger", "--lifetime-epsilon", "--max-document-tokens", "--method", "--model", "--no-self-filter", "--out",
+    "--overwrite", "--preset", "--redact-pii", "--seed", "--task", "--text-field", "--threads",
+))
+"""The flags (and argument names) that ``build``, ``budget`` and ``audit`` take themselves: no method option may
+use one (:func:`~dpsynrag.methods.register` refuses it; ``tests/test_method_options.py`` keeps the set whole)."""
+
+_FLAG = re.compile(r"--[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 
 PANELS = ("Core", "Keywords and clustering", "Decoding", "Index", "Run", "Other methods")
 """The ``--help`` panels of ``build`` / ``budget``, in the order they are shown; an option without a panel
@@ -50,8 +63,10 @@ class Option:
         panel: its ``--help`` panel, one of :data:`PANELS` (None: the last, "Other methods").
 
     Raises:
-        ConfigError: ``flag`` does not start with ``--``, ``type`` is not one of the four, or ``panel`` is
-            not one of :data:`PANELS`.
+        ConfigError: ``flag`` is not ``--`` and words of letters and digits joined by ``-`` (``--top-k``),
+            ``field`` is not an identifier, ``help`` is empty or not text, ``type`` is not one of the four,
+            ``value`` is not a bool of a switch (or is given to a non-switch), ``build_only`` is not a bool,
+            or ``panel`` is not one of :data:`PANELS`.
     """
 
     flag: str
@@ -63,12 +78,22 @@ class Option:
     panel: str | None = None
 
     def __post_init__(self) -> None:
-        if not self.flag.startswith("--"):
-            raise ConfigError(f"option {self.flag!r}: a flag starts with '--'.")
-        if self.type not in _TYPES.values():
-            raise ConfigError(f"option {self.flag}: type must be one of int, float, str, bool; found {self.type!r}.")
-        if self.panel is not None and self.panel not in PANELS:
-            raise ConfigError(f"option {self.flag}: panel must be one of {', '.join(PANELS)}; found {self.panel!r}.")
+        if not isinstance(self.flag, str) or not _FLAG.fullmatch(self.flag):
+            raise ConfigError(f"option {self.flag!r}: a flag is '--' and words of letters and digits joined by '-' "
+                              "(e.g. '--top-k').")
+        problems = [
+            (not isinstance(self.field, str) or not self.field.isidentifier(), f"field must be an identifier; found {self.field!r}"),
+            (not isinstance(self.help, str) or not self.help.strip(), f"help must be non-empty text; found {self.help!r}"),
+            (self.type not in _TYPES.values(), f"type must be one of int, float, str, bool; found {self.type!r}"),
+            (self.type is bool and not isinstance(self.value, bool), f"a switch's value must be true or false; found {self.value!r}"),
+            (self.type is not bool and self.value is not True, f"value is for switches (type bool) only; found {self.value!r}"),
+            (not isinstance(self.build_only, bool), f"build_only must be true or false; found {self.build_only!r}"),
+            (self.panel is not None and self.panel not in PANELS,
+             f"panel must be one of {', '.join(PANELS)}; found {self.panel!r}"),
+        ]
+        for bad, message in problems:
+            if bad:
+                raise ConfigError(f"option {self.flag}: {message}.")
 
     @property
     def param(self) -> str:
@@ -90,7 +115,11 @@ def read_options(path: str | Path) -> dict[str, tuple[Option, ...]]:
     """
     path = Path(path)
     try:
-        tables = tomllib.loads(path.read_text(encoding="utf-8"))
+        tables = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a byte-order mark is tolerated
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the options file ({exc.strerror or exc}).") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}).") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}).") from exc
 
@@ -98,10 +127,10 @@ def read_options(path: str | Path) -> dict[str, tuple[Option, ...]]:
         unknown, missing = set(entry) - _KEYS, {"flag", "type", "help"} - set(entry)
         if unknown or missing:
             raise ConfigError(f"{path}: {where}: unknown key(s) {sorted(unknown)}, missing {sorted(missing)}.")
-        if entry["type"] not in _TYPES:
+        if not isinstance(entry["type"], str) or entry["type"] not in _TYPES:
             raise ConfigError(f"{path}: {where}: type must be one of {', '.join(_TYPES)}; found {entry['type']!r}.")
         flag = entry["flag"]
-        field = entry.get("field", flag.lstrip("-").replace("-", "_"))
+        field = entry.get("field", flag.lstrip("-").replace("-", "_") if isinstance(flag, str) else flag)
         try:
             return Option(flag, field, _TYPES[entry["type"]], entry["help"], value=entry.get("value", True),
                           build_only=entry.get("build", False), panel=entry.get("panel"))
@@ -111,20 +140,28 @@ def read_options(path: str | Path) -> dict[str, tuple[Option, ...]]:
     for name, entries in tables.items():
         if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
             raise ConfigError(f"{path}: {name} must be an array of tables ([[{name}]] entries).")
-    common = {o.flag: o for o in (option(f"common #{i + 1}", e) for i, e in enumerate(tables.pop("common", [])))}
+    def unique(name: str, options: list[Option]) -> tuple[Option, ...]:
+        flags = [o.flag for o in options]
+        twice = sorted({f for f in flags if flags.count(f) > 1})
+        if twice:
+            raise ConfigError(f"{path}: {name}: {', '.join(twice)} given more than once.")
+        return tuple(options)
+
+    common = {o.flag: o for o in unique("common", [option(f"common #{i + 1}", e)
+                                                    for i, e in enumerate(tables.pop("common", []))])}
     out: dict[str, tuple[Option, ...]] = {}
     for name, entries in tables.items():
         options = []
         for i, entry in enumerate(entries):
             where = f"{name} #{i + 1}"
             if "use" in entry:
-                if set(entry) != {"use"} or entry["use"] not in common:
+                if set(entry) != {"use"} or not isinstance(entry["use"], str) or entry["use"] not in common:
                     raise ConfigError(f"{path}: {where}: 'use' takes one [[common]] flag, alone; "
                                       f"common flags: {', '.join(common) or 'none'}.")
                 options.append(common[entry["use"]])
             else:
                 options.append(option(where, entry))
-        out[name] = tuple(options)
+        out[name] = unique(name, options)
     return out
 
 

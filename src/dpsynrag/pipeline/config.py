@@ -310,8 +310,23 @@ class BuildConfig(GenerationConfig):
         bound = min(self.L, self.R)
         return bound if self.match_text else min(bound, self.K)
 
+    @property
+    def T_effective(self) -> int:
+        """The most tokens a text draws: T, or the sum of the slot caps N of a ``response_template`` whose every
+        slot has one, when that is smaller (the template then cannot draw more: each slot ends after its N
+        tokens). A function of public parameters; the calibration spends the token budget over this many
+        tokens (a larger clip c = τ·sqrt(2ρ_tokens/T) at the same ε), as it spends the cluster budget over
+        :attr:`L_effective` clusters."""
+        if self.response_template is None:
+            return self.T
+        from dpsynrag.models.template_selector import TemplateParts  # models (layer 3): torch, only when used
+
+        caps = TemplateParts.parse(self.response_template).caps
+        return self.T if None in caps else min(self.T, sum(caps))
+
     def calibrate(self) -> CalibratedBudget:
-        """The calibrated noise scales and clip for this configuration (with L = :attr:`L_effective`).
+        """The calibrated noise scales and clip for this configuration (with L = :attr:`L_effective`, T =
+        :attr:`T_effective`).
 
         Raises:
             InfeasibleBudgetError: when the target cannot pay for the split (nothing is run).
@@ -321,7 +336,7 @@ class BuildConfig(GenerationConfig):
         svt = {} if self.svt_max_paid is None else dict(
             svt_max_paid=self.svt_max_paid, svt_fraction=self.svt_fraction, svt_beta=self.svt_beta,
             svt_gap=self.svt_gap)
-        return calibrate(epsilon=self.epsilon, delta=self.delta, K=self.K, L=self.L_effective, T=self.T,
+        return calibrate(epsilon=self.epsilon, delta=self.delta, K=self.K, L=self.L_effective, T=self.T_effective,
                          temperature=self.temperature, split=split, conversion=self.conversion,
                          open_vocabulary_delta=self.hist_delta, **svt)
 
@@ -370,9 +385,11 @@ class BuildConfig(GenerationConfig):
                          f"released noisy count (at least once, at most {self.max_index_copies} times): "
                          "post-processing of released values, no privacy cost")
         if self.response_template is not None:
+            lowered = (f" (T = {self.T} lowered to the sum of the template's slot caps)"
+                       if self.T_effective < self.T else "")
             notes.append(f"slot-template decoding: the public template {self.response_template!r} is written for "
-                         f"free (post-processing); only its slots' tokens are drawn and charged, at most {self.T} "
-                         "per text")
+                         f"free (post-processing); only its slots' tokens are drawn and charged, at most "
+                         f"{self.T_effective} per text{lowered}")
         if self.svt_max_paid is not None:
             notes.append(f"sparse-vector decoding: a text pays for at most {self.svt_max_paid} of its {self.T} tokens, "
                          "each after one AboveThreshold run (pure DP, charged as epsilon^2/2 zCDP); tokens that the "

@@ -103,7 +103,7 @@ def prompt_bounds(lm, config, *, public_prompt: str | None, filter_prompt: str |
         One :class:`PromptBound` per stage that runs a prompt.
     """
     opening = getattr(config, "response_prefix", None) or ""
-    T = config.T + _template_tokens_written(lm, getattr(config, "response_template", None))
+    T = getattr(config, "T_effective", config.T) + _template_tokens_written(lm, getattr(config, "response_template", None))
     bounds = []
     if getattr(config, "extractor", None) == "llm":
         bounds.append(PromptBound("keyword extraction (LLM extractor prompt)",
