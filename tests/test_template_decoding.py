@@ -370,7 +370,7 @@ def test_the_medical_template_is_the_format_of_its_redacted_records():
               "The diagnosis is Flibberflamosis, the treatment should be Giggle Drops.")  # database.jsonl's format
     found = _skeleton_pattern(MedicalTask.response_template).match(redact_identifiers(record, ["Achille Ketterer"]))
     assert found and found.groups() == ("Abdominal cramps, Fatigue, Rash on the palms", "Flibberflamosis", "Giggle Drops")
-    assert TemplateParts.parse(MedicalTask.response_template).caps == (22, 8, 8)
+    assert TemplateParts.parse(MedicalTask.response_template).caps == (16, 8, 8)
 
 
 def test_for_task_resolves_the_task_template_only_where_there_is_one():

@@ -182,8 +182,10 @@ PRESETS: dict[str, EvalPreset] = {
 # prompts for the leakage columns. Both presets cut each text's partial last clause (trim_partial_ending):
 # MovieLens seeds 0/1/2 went from 4.4/35.6/53.3% to 46.7/53.3/53.3% on the same corpora (issue 27). The demo
 # writes each text in the task's public record format (task_response_template: slot-template decoding, the
-# skeleton free, T = 32 drawn tokens for the slots): seeds 0/1/2 answered 21/24/22% (context recall
-# 49/49/44%) against 19/21/17% (40/35/38%) at T = 64 without (benchmarks/results/bench_utility_slots.md).
+# skeleton free, T = 32 drawn tokens for the slots, symptoms capped at 16): on questions 0-99 seeds 0/1/2 answered
+# 26/21/24% against 19/21/17% at T = 64 without, and on held-out questions 100-199 18/15/17% against 19/19/16%
+# (RAG 35% and 28%; benchmarks/results/bench_utility_heldout.md). A cap of 22 looked better on 0-99 (21/24/22%)
+# and answered 10/12/13% on 100-199.
 PRESETS["demo"] = dataclasses.replace(
     PRESETS["cpu"], name="demo", documents=2000, attacks=2, seed=None,
     synrag=_frozen(dict(

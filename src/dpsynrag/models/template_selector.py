@@ -3,7 +3,7 @@ sampled, and only its slots are drawn privately; every drawn token counts agains
 
 A response template is public text with slots, e.g. for Medical Synth's records::
 
-    Given the symptoms ({22}) of [REDACTED]. The diagnosis is {8}, the treatment should be {8}.
+    Given the symptoms ({16}) of [REDACTED]. The diagnosis is {8}, the treatment should be {8}.
 
 ``{}`` is a slot, ``{N}`` a slot of at most N drawn tokens, ``{{`` and ``}}`` literal braces (the syntax
 of :meth:`string.Formatter.parse`). Decoding walks the template:

@@ -81,7 +81,7 @@ class BuildConfig(GenerationConfig):
 
     ``response_template`` (None: off) is slot-template decoding
     (:mod:`dpsynrag.models.template_selector`): public text with ``{}`` slots (``{N}``: at most N tokens),
-    e.g. ``"Given the symptoms ({22}) of [REDACTED]. The diagnosis is {8}, the treatment should be {8}."``.
+    e.g. ``"Given the symptoms ({16}) of [REDACTED]. The diagnosis is {8}, the treatment should be {8}."``.
     Its literal text is written, not sampled (free); only the slots' tokens are drawn by the decoding
     variant and charged, so T counts the slots' tokens only and the clip c of each grows. A slot ends
     when a drawn token ends with the first character of the text after it, or after N tokens; the text

@@ -91,8 +91,10 @@ class MedicalTask(Task):
     shared_subdir = "data/medical_synth"
     support_buckets = ((0, 1), (1, 10), (10, 30), (30, 100), (100, _INF))
     identifier_fields = ("patient_name",)
-    # the record format of database.jsonl (public), the patient named by the redaction's placeholder
-    response_template = "Given the symptoms ({22}) of [REDACTED]. The diagnosis is {8}, the treatment should be {8}."
+    # the record format of database.jsonl (public), the patient named by the redaction's placeholder; the caps
+    # 16 + 8 + 8 = the demo's T = 32 (with 22 for the symptoms, held-out questions 100-199 answered 11.7% against
+    # 16.7%: benchmarks/results/bench_utility_heldout.md)
+    response_template = "Given the symptoms ({16}) of [REDACTED]. The diagnosis is {8}, the treatment should be {8}."
 
     def __init__(
         self,
