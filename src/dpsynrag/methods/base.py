@@ -110,8 +110,9 @@ def read_options(path: str | Path) -> dict[str, tuple[Option, ...]]:
     header gives the format): ``{method name: options in --help order}``.
 
     Raises:
-        ConfigError: the file is not TOML, an entry has an unknown or missing key, an unknown type or
-            panel, or ``use`` names no ``[[common]]`` option (the message names the method and entry).
+        ConfigError: the file cannot be read, is not UTF-8 or not TOML; an entry has an unknown or missing key
+            or a value :class:`Option` refuses; a method (or ``[[common]]``) gives a flag twice; or ``use``
+            names no ``[[common]]`` option (the message names the method and entry).
     """
     path = Path(path)
     try:
@@ -140,6 +141,7 @@ def read_options(path: str | Path) -> dict[str, tuple[Option, ...]]:
     for name, entries in tables.items():
         if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
             raise ConfigError(f"{path}: {name} must be an array of tables ([[{name}]] entries).")
+
     def unique(name: str, options: list[Option]) -> tuple[Option, ...]:
         flags = [o.flag for o in options]
         twice = sorted({f for f in flags if flags.count(f) > 1})
