@@ -7,6 +7,7 @@ CLI errors with SVT on."""
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -22,7 +23,7 @@ from dpsynrag.errors import ConfigError
 from dpsynrag.models import PrivatePredictionDecoder
 from dpsynrag.models.decoding import RowLayout, decode, no_repeat_ngram_mask
 from dpsynrag.models.private_selectors import InvisibleInkSelector, PaperSelector, PublicPriorSelector
-from dpsynrag.models.svt_selector import SparseVectorSelector
+from dpsynrag.models.svt_selector import SparseVectorSelector, disagreement_steps
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.events import PrivatePredictionTokenEvent, SparseVectorEvent
 from dpsynrag.rng import SeededRandom
@@ -119,6 +120,50 @@ def test_adding_or_removing_one_member_moves_the_query_by_at_most_delta(seed, n,
     assert int(query[0]) == hand_query(members[:n], weights[:n], public, run)
     assert abs(int(query[1]) - int(query[0])) <= run.sensitivity_steps == max(beta_steps, grid - beta_steps)
     assert run.sensitivity == pytest.approx(max(run.beta, 1 - run.beta), abs=1e-12)
+
+
+_INF, _NAN = float("inf"), float("nan")
+
+
+@pytest.mark.parametrize("row, steps", [
+    ([0.0, _NAN, 1.0, 2.0], 0),           # a NaN anywhere: degenerate
+    ([_INF, _INF, 0.0, 0.0], 0),          # +inf at the top and at v_pub (inf - inf = NaN before the fix)
+    ([-_INF, -_INF, -_INF, -_INF], 0),    # every token -inf (-inf - -inf = NaN before the fix)
+    ([_INF, 0.0, 0.0, 0.0], 0),           # +inf at the top only: no finite maximum, degenerate
+    ([5.0, -_INF, 0.0, 0.0], 10),         # finite top, v_pub impossible for this member: full disagreement
+    ([0.0, 5.0, 0.0, 0.0], 0),            # agrees with v_pub = 1
+])
+def test_a_member_disagreement_is_finite_in_0_q_whatever_its_logits(row, steps):
+    """Issue 42: one member with non-finite logits moved q·Q by ~9.2e18 (NaN cast to INT64_MIN) instead of at
+    most qΔ. Its disagreement must be an integer in [0, q]; degenerate rows disagree by 0 (as clip_logits maps
+    them to the zero vector). Group 0 holds one ordinary member, group 1 the same plus the odd one."""
+    run = run_event()  # q = 10
+    public = torch.tensor([0.0, 3.0, 1.0, 0.0])
+    ordinary = torch.tensor([1.0, 2.0, 0.5, 0.0])
+    odd = torch.tensor(row)
+    logits = torch.stack([ordinary, public, ordinary, odd, public])
+    layout = RowLayout.build([0, 0, 1, 1, 1], [False, True, False, False, True], 2)
+    v, q = svt_selector(4, 2, run).queries(logits, layout)
+    assert v.tolist() == [1, 1]
+    assert int(q[1]) - int(q[0]) == steps - run.beta_steps
+    assert abs(int(q[1]) - int(q[0])) <= run.sensitivity_steps
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_disagreement_steps_stay_in_the_grid_for_every_non_finite_pair(dtype):
+    """Every pair of (top, at_pub) values from {finite, ±inf, NaN} gives an integer in [0, q]."""
+    values = [-_INF, -3.0, 0.0, 2.5, _INF, _NAN]
+    pairs = [(t, a) for t in values for a in values]
+    top = torch.tensor([t for t, _ in pairs], dtype=dtype)
+    at_pub = torch.tensor([a for _, a in pairs], dtype=dtype)
+    steps = disagreement_steps(top, at_pub, gap=2.0, grid=7)
+    assert steps.dtype == torch.long
+    assert int(steps.min()) >= 0 and int(steps.max()) <= 7
+    for (t, a), s in zip(pairs, steps.tolist()):
+        if math.isfinite(t) and not math.isnan(a):
+            assert s == math.floor(min(max((t - a) / 2.0, 0.0), 1.0) * 7)
+        elif not math.isfinite(t):
+            assert s == 0
 
 
 def test_queries_follow_the_no_repeat_mask():

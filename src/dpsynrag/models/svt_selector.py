@@ -21,6 +21,32 @@ from dpsynrag.privacy.prediction import sample_private_tokens
 from dpsynrag.rng import RandomSource
 
 
+def disagreement_steps(top: torch.Tensor, at_pub: torch.Tensor, *, gap: float, grid: int) -> torch.Tensor:
+    """Each member's disagreement with the public prediction in grid steps, q·a_d with
+    a_d = clamp((max_v l_d[v] − l_d[v_pub]) / g, 0, 1) rounded down to a multiple of 1/q: an integer in
+    [0, q] **whatever the logits**, so one member moves q·Q_t by at most q·Δ (the sensitivity the
+    AboveThreshold noise is calibrated to).
+
+    A degenerate row (its maximum over the allowed tokens is not finite: a NaN anywhere, +inf, or every
+    allowed token −inf) disagrees by 0, as :func:`~dpsynrag.privacy.prediction.clip_logits` maps such a
+    row to the zero vector. A finite maximum with l_d[v_pub] = −inf is full disagreement (q). Without this
+    rule NaN passed the clamp and became INT64_MIN after the cast (issue 42).
+
+    Args:
+        top: FloatTensor ``[members]``, each member row's maximum over the allowed tokens.
+        at_pub: FloatTensor ``[members]``, each row's logit at the public prediction v_pub.
+        gap: g > 0, the logit gap of full disagreement.
+        grid: q >= 1.
+
+    Returns:
+        LongTensor ``[members]`` (CPU), values in [0, q].
+    """
+    top, at_pub = top.double().cpu(), at_pub.double().cpu()
+    a = torch.clamp((top - at_pub) / gap, 0.0, 1.0)  # >= 0 where finite (v_pub is an allowed token)
+    a = torch.where(torch.isfinite(top) & ~torch.isnan(a), a, torch.zeros_like(a))
+    return torch.floor(a * grid).long()
+
+
 class SparseVectorSelector(Selector):
     """Sparse-vector decoding: tokens that the public prompt predicts are free; only the others are
     drawn (and paid) by a private selector (Amin et al. 2024, "Private prediction for large-scale
@@ -31,7 +57,8 @@ class SparseVectorSelector(Selector):
 
     1. v_pub = argmax of l_pub over the real vocabulary minus the no-repeat n-gram mask (public).
     2. Each member row d of weight w_d (identical members) gives a_d = clamp((max_v l_d[v] − l_d[v_pub]) / g,
-       0, 1) over the same allowed tokens, rounded down to a multiple of 1/q; the query is
+       0, 1) over the same allowed tokens, rounded down to a multiple of 1/q (0 for a degenerate row: a NaN,
+       +inf, or no finite logit; :func:`disagreement_steps`); the query is
        Q_t = Σ_d w_d (a_d − β), computed in grid steps, an integer (q·Q_t).
     3. AboveThreshold: at the start of each run (the first step, and the step after each paid token)
        the group's accountant is charged the run's :class:`~dpsynrag.privacy.events.SparseVectorEvent`
@@ -135,9 +162,7 @@ class SparseVectorSelector(Selector):
             idx = private.to(dev)
             top = real.max(dim=-1).values.index_select(0, idx)  # each row alone: exact, batch-invariant
             at_pub = real[idx, v_pub[g].to(dev)]
-            gap = top.double().cpu() - at_pub.double().cpu()  # >= 0 (v_pub is an allowed token)
-            a = torch.clamp(gap / self.run.gap, 0.0, 1.0)
-            steps = torch.floor(a * self.run.grid).long().cpu()  # a_d rounded down to the grid: 0..q
+            steps = disagreement_steps(top, at_pub, gap=self.run.gap, grid=self.run.grid)
             weight = (torch.ones(private.numel(), dtype=torch.long) if layout.weight is None
                       else torch.round(layout.weight[private]).long())
             query.index_add_(0, g, weight * (steps - self.run.beta_steps))
