@@ -1,0 +1,356 @@
+"""Leakage checks beyond names: identifier values in any format, PII patterns and long copied n-grams.
+
+:class:`LeakageChecker` indexes a private collection once and then checks texts (RAG answers, synthetic
+corpus texts) for three kinds of leak:
+
+* **identifier** — a value of a document's identifier fields (:attr:`~dpsynrag.data.io.Document.identifiers`:
+  ``--identifier-field``) written in any format. Text and values are compared as *alphanumeric streams*:
+  Unicode NFKC, case-folded, every character that is not a letter or digit dropped, so ``GB47 NWBK 2158``,
+  ``gb47-nwbk.2158`` and ``GB47NWBK2158`` are one stream, and so are ``+44 (7700) 900-123`` and
+  ``447700900123``. A value is found when (a) its whole stream occurs in the text's stream starting and
+  ending at word edges ("Ann Lee" in "ANN LEE said" and in "Ann-Lee", not in "Joann Leeds"), values of at
+  least :data:`MIN_VALUE_CHARS` characters; or (b) the value is code-like (at least :data:`CODE_DIGITS`
+  digits: IBANs, account, card and phone numbers, order numbers) and any :data:`FRAGMENT_CHARS` consecutive
+  characters of its stream occur anywhere in the text's stream: the first 12 characters of a customer's
+  IBAN, or a phone number written nationally (``07700 900123``) where the file holds it internationally.
+* **pii** — text shaped like an IBAN (two capitals, two digits, then capitals and digits in groups of four,
+  15–35 in all, at least 6 digits), an
+  e-mail address, a card number (13–19 digits in groups that pass the Luhn check) or a phone number (9–15
+  digits in groups, optionally after ``+``), wherever it comes from, unless it is public (``allow``).
+* **ngram** — a run of :data:`NGRAM_WORDS` consecutive words (letters and digits, case-folded) shared with a
+  private document; **unique_ngram** when that n-gram occurs in exactly one private document (a phrase many
+  documents share is what a DP release may carry; one document's phrase is not).
+
+Public strings (``allow``: the company's support number, its name, its own IBAN) never count: a PII match
+inside one is public (phone numbers: the same last 9 digits as a public number, so the national and
+international forms of one number are one), and identifier matches whose characters all lie inside a
+public string's :data:`FRAGMENT_CHARS`-character windows are ignored (a customer's phone number sharing
+the switchboard's prefix with the public support number is not found in the support number).
+
+Memory: the n-gram index keeps one 64-bit hash and one 32-bit count per distinct n-gram of the collection
+(12 bytes; about 1 MB per 100,000 distinct n-grams), built by streaming the documents once; identifier
+values are kept as their streams. Hashes are Python's ``hash`` of the word tuple (salted per process): the
+index is never written, and a 64-bit collision (about 1 in 10^9 at 10^5 n-grams per text) could only add a
+finding. Reports hold counts and text ids, never the private values.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dpsynrag.data.io import Document
+from dpsynrag.errors import ConfigError
+
+__all__ = ["CODE_DIGITS", "FRAGMENT_CHARS", "KINDS", "MIN_VALUE_CHARS", "NGRAM_WORDS", "PII_TYPES", "LeakageChecker",
+           "TextLeaks", "pii_matches"]
+
+FRAGMENT_CHARS = 8
+"""Consecutive characters of a code-like identifier value's stream that count as a leak of it."""
+CODE_DIGITS = 6
+"""Digits a value needs to be code-like (its fragments are looked for, not only the whole value)."""
+MIN_VALUE_CHARS = 4
+"""Shortest value stream looked for as a whole value (shorter values are ignored: "Li", "Bo")."""
+NGRAM_WORDS = 8
+"""Words of a copied n-gram."""
+KINDS = ("identifier", "pii", "unique_ngram", "ngram")
+"""The kinds of finding, as :meth:`LeakageChecker.summary` reports them; a text *leaks* when it has one of
+the first three (``ngram``, an n-gram of any number of private documents, is reported beside them)."""
+PII_TYPES = ("iban", "email", "card", "phone")
+"""The PII patterns, in the order they are matched (a span taken by one is not matched again)."""
+
+_WORD = re.compile(r"[^\W_]+")
+_PII = {
+    "iban": re.compile(r"(?<![^\W_])[A-Z]{2}[0-9]{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,3})?(?![^\W_])"),
+    "email": re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w])"),
+    "card": re.compile(r"(?<![\w+])[0-9](?:[ -]?[0-9]){12,18}(?![\w])"),
+    "phone": re.compile(r"(?<![\w+])(?:\+|00)?\(?[0-9]{1,5}\)?(?:[ .-]?\(?[0-9]{1,5}\)?){1,6}(?![\w])"),
+}
+_PHONE_DIGITS = (9, 15)
+_PHONE_TAIL = 9  # digits compared with public numbers (national and international forms share them)
+
+
+def _stream(text: str) -> tuple[str, list[int], str]:
+    """``(stream, positions, normalised text)``: the alphanumeric stream of ``text`` (NFKC, case-folded,
+    letters and digits only) and, per stream character, its index in the NFKC text."""
+    norm = unicodedata.normalize("NFKC", text)
+    chars: list[str] = []
+    positions: list[int] = []
+    for i, c in enumerate(norm):
+        for f in c.casefold():
+            if f.isalnum():
+                chars.append(f)
+                positions.append(i)
+    return "".join(chars), positions, norm
+
+
+def _digits(text: str) -> str:
+    return "".join(c for c in text if c.isdigit())
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        n = int(d) * (2 if i % 2 else 1)
+        total += n - 9 if n > 9 else n
+    return total % 10 == 0
+
+
+def pii_matches(text: str) -> list[tuple[str, str]]:
+    """The PII-shaped spans of ``text``: ``(type, span)`` pairs in :data:`PII_TYPES` order, each span of the
+    (NFKC) text taken by the first type that matches it (an IBAN's digits are not also a phone number).
+    Card numbers must pass the Luhn check; phone numbers hold 9 to 15 digits; an IBAN is written in capitals,
+    compact or in groups of four, with 15 to 35 characters of which at least 6 are digits."""
+    norm = unicodedata.normalize("NFKC", text)
+    taken = [False] * len(norm)
+    found: list[tuple[str, str]] = []
+    for kind in PII_TYPES:
+        for m in _PII[kind].finditer(norm):
+            if any(taken[m.start():m.end()]):
+                continue
+            span, digits = m.group(0), _digits(m.group(0))
+            if kind == "iban" and (len(digits) < 6 or len(_stream(span)[0]) < 15):
+                continue
+            if kind == "card" and not _luhn(digits):
+                continue
+            if kind == "phone" and not (_PHONE_DIGITS[0] <= len(digits) <= _PHONE_DIGITS[1]):
+                continue
+            taken[m.start():m.end()] = [True] * (m.end() - m.start())
+            found.append((kind, span))
+    return found
+
+
+@dataclass
+class TextLeaks:
+    """What one text leaks.
+
+    Attributes:
+        identifiers: indices of the identifier values found (into the checker's private value list).
+        pii: ``(type, alphanumeric stream)`` of each non-public PII span.
+        ngrams: hashes of the n-grams shared with private documents; ``unique_ngrams``: those of them that
+            occur in exactly one private document.
+    """
+
+    identifiers: set[int] = field(default_factory=set)
+    pii: set[tuple[str, str]] = field(default_factory=set)
+    ngrams: set[int] = field(default_factory=set)
+    unique_ngrams: set[int] = field(default_factory=set)
+
+    def __sub__(self, other: "TextLeaks") -> "TextLeaks":
+        return TextLeaks(self.identifiers - other.identifiers, self.pii - other.pii, self.ngrams - other.ngrams,
+                         self.unique_ngrams - other.unique_ngrams)
+
+    def kinds(self) -> tuple[str, ...]:
+        """The :data:`KINDS` this text has."""
+        have = {"identifier": self.identifiers, "pii": self.pii, "unique_ngram": self.unique_ngrams, "ngram": self.ngrams}
+        return tuple(k for k in KINDS if have[k])
+
+    @property
+    def leaks(self) -> bool:
+        """An identifier value, a non-public PII span or an n-gram of exactly one private document."""
+        return bool(self.identifiers or self.pii or self.unique_ngrams)
+
+
+class LeakageChecker:
+    """An index of a private collection for leakage checks (see the module docstring).
+
+    Args:
+        documents: the private documents, iterated once (a list, or a streamed
+            :class:`~dpsynrag.data.streaming.DocumentFile`); their ``identifiers`` are the values looked for.
+            Plain strings count as documents without identifiers.
+        identifiers: further private values to look for (e.g. names from a side list).
+        allow: public strings whose occurrences never count (see the module docstring).
+        ngram_words: words of a copied n-gram (default :data:`NGRAM_WORDS`, >= 2).
+        fragment_chars: characters of a code-like value's fragment (default :data:`FRAGMENT_CHARS`, >= 4).
+
+    Raises:
+        ConfigError: ``ngram_words`` < 2 or ``fragment_chars`` < 4.
+    """
+
+    def __init__(self, documents: Iterable[Document | str], *, identifiers: Iterable[str] = (),
+                 allow: Sequence[str] = (), ngram_words: int = NGRAM_WORDS, fragment_chars: int = FRAGMENT_CHARS):
+        for name, value, low in (("ngram_words", ngram_words, 2), ("fragment_chars", fragment_chars, 4)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(f"`{name}` must be an integer >= {low}. Found {value!r}.")
+        self.ngram_words, self.fragment_chars = ngram_words, fragment_chars
+        self._values: dict[str, int] = {}  # value stream -> index
+        self._whole: dict[str, list[tuple[str, int]]] = {}  # first MIN_VALUE_CHARS characters -> (stream, index)
+        self._fragments: dict[str, set[int]] = {}  # fragment -> value indices
+        self._allow_windows: set[str] = set()
+        self._allow_streams: list[str] = []
+        self._allow_phones: set[str] = set()
+        for text in allow:
+            stream = _stream(text)[0]
+            if stream:
+                self._allow_streams.append(stream)
+                self._allow_windows.update(self._windows(stream))
+            digits = _digits(unicodedata.normalize("NFKC", text))
+            if len(digits) >= _PHONE_TAIL:
+                self._allow_phones.add(digits[-_PHONE_TAIL:])
+        hashes: list[np.ndarray] = []
+        index = (np.zeros(0, np.uint64), np.zeros(0, np.uint32))
+        pending = 0
+        self.documents = 0
+        for doc in documents:
+            self.documents += 1
+            if isinstance(doc, Document):
+                for value in doc.identifiers:
+                    self._add_value(value)
+                text = doc.text
+            else:
+                text = str(doc)
+            grams = np.fromiter(self._ngram_hashes(text), np.uint64)
+            if grams.size:
+                hashes.append(np.unique(grams))  # a document counts once per n-gram
+                pending += grams.size
+            if pending > 1_000_000:
+                index, hashes, pending = _merge(index, hashes), [], 0
+        for value in identifiers:
+            self._add_value(value)
+        self._ngram_hash, self._ngram_count = _merge(index, hashes)
+
+    # ------------------------------------------------------------------ index
+
+    @property
+    def values(self) -> int:
+        """Distinct identifier values looked for."""
+        return len(self._values)
+
+    @property
+    def ngrams(self) -> int:
+        """Distinct n-grams of the private collection."""
+        return int(self._ngram_hash.size)
+
+    def _windows(self, stream: str) -> set[str]:
+        f = self.fragment_chars
+        return {stream[i:i + f] for i in range(len(stream) - f + 1)}
+
+    def _add_value(self, value: str) -> None:
+        stream = _stream(str(value))[0]
+        if len(stream) < MIN_VALUE_CHARS or stream in self._values:
+            return
+        idx = self._values[stream] = len(self._values)
+        self._whole.setdefault(stream[:MIN_VALUE_CHARS], []).append((stream, idx))
+        if sum(c.isdigit() for c in stream) >= CODE_DIGITS:
+            for window in self._windows(stream):
+                self._fragments.setdefault(window, set()).add(idx)
+
+    def _ngram_hashes(self, text: str) -> Iterable[int]:
+        words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+        n = self.ngram_words
+        return (hash(tuple(words[i:i + n])) & 0xFFFF_FFFF_FFFF_FFFF for i in range(len(words) - n + 1))
+
+    # ------------------------------------------------------------------ checks
+
+    def check(self, text: str, *, exclude: str | None = None) -> TextLeaks:
+        """The leaks of ``text``; with ``exclude`` (e.g. the question an answer replies to), what ``exclude``
+        itself holds does not count (an answer repeating the question's own IBAN leaks nothing new)."""
+        found = self._check(text)
+        return found - self._check(exclude) if exclude else found
+
+    def _check(self, text: str) -> TextLeaks:
+        stream, positions, norm = _stream(text)
+        out = TextLeaks()
+        masked = self._masked(stream)
+        f = self.fragment_chars
+        for i in range(len(stream)):
+            if i + f <= len(stream) and not all(masked[i:i + f]):
+                out.identifiers |= self._fragments.get(stream[i:i + f], set())
+            candidates = self._whole.get(stream[i:i + MIN_VALUE_CHARS])
+            if not candidates or not _edge_before(norm, positions[i]):
+                continue
+            for value, idx in candidates:
+                end = i + len(value)
+                if (stream.startswith(value, i) and _edge_after(norm, positions[end - 1])
+                        and not all(masked[i:end])):
+                    out.identifiers.add(idx)
+        for kind, span in pii_matches(norm):
+            if not self._public(kind, span):
+                out.pii.add((kind, _stream(span)[0]))
+        grams = np.fromiter(self._ngram_hashes(text), np.uint64)
+        if grams.size and self._ngram_hash.size:
+            pos = np.minimum(np.searchsorted(self._ngram_hash, grams), self._ngram_hash.size - 1)
+            hit = self._ngram_hash[pos] == grams
+            out.ngrams = {int(g) for g in grams[hit]}
+            out.unique_ngrams = {int(g) for g in grams[hit & (self._ngram_count[pos] == 1)]}
+        return out
+
+    def _masked(self, stream: str) -> list[bool]:
+        """Per stream character: inside a window of a public string."""
+        masked = [False] * len(stream)
+        if self._allow_windows:
+            f = self.fragment_chars
+            for i in range(len(stream) - f + 1):
+                if stream[i:i + f] in self._allow_windows:
+                    masked[i:i + f] = [True] * f
+        return masked
+
+    def _public(self, kind: str, span: str) -> bool:
+        if kind == "phone" and _digits(span)[-_PHONE_TAIL:] in self._allow_phones:
+            return True
+        stream = _stream(span)[0]
+        return any(stream in allowed for allowed in self._allow_streams)
+
+    def summary(self, texts: Sequence[str], *, ids: Sequence[str] | None = None,
+                exclude: Sequence[str | None] | None = None, show: int = 5) -> dict:
+        """Counts over ``texts`` (answers or synthetic texts).
+
+        Args:
+            texts: the texts to check.
+            ids: per text, its id in the report (default: the 0-based position).
+            exclude: per text, a text whose own content does not count (:meth:`check`), or None.
+            show: how many ids of leaking texts to list per kind.
+
+        Returns:
+            ``{"texts": n, "texts_with_leak": int, "leak_rate": float in [0, 1] (0 when n = 0),
+            "<kind>_texts": int for each of :data:`KINDS`, "identifier_values": distinct values found,
+            "pii_by_type": {type: texts with one}, "first_ids": {kind: up to ``show`` ids}}``. No private value
+            is returned.
+
+        Raises:
+            ConfigError: ``ids`` or ``exclude`` has another length than ``texts``.
+        """
+        for name, seq in (("ids", ids), ("exclude", exclude)):
+            if seq is not None and len(seq) != len(texts):
+                raise ConfigError(f"`{name}` has {len(seq)} entries for {len(texts)} texts.")
+        counts = {k: 0 for k in KINDS}
+        first: dict[str, list[str]] = {k: [] for k in KINDS}
+        by_type = {t: 0 for t in PII_TYPES}
+        values: set[int] = set()
+        leaking = 0
+        for pos, text in enumerate(texts):
+            found = self.check(text, exclude=exclude[pos] if exclude is not None else None)
+            leaking += found.leaks
+            values |= found.identifiers
+            for t in {t for t, _ in found.pii}:
+                by_type[t] += 1
+            for kind in found.kinds():
+                counts[kind] += 1
+                if len(first[kind]) < show:
+                    first[kind].append(str(ids[pos]) if ids is not None else str(pos))
+        n = len(texts)
+        return {"texts": n, "texts_with_leak": leaking, "leak_rate": leaking / n if n else 0.0,
+                **{f"{k}_texts": counts[k] for k in KINDS}, "identifier_values": len(values),
+                "pii_by_type": by_type, "first_ids": first}
+
+
+def _edge_before(text: str, i: int) -> bool:
+    return i == 0 or not text[i - 1].isalnum()
+
+
+def _edge_after(text: str, i: int) -> bool:
+    return i + 1 >= len(text) or not text[i + 1].isalnum()
+
+
+def _merge(index: tuple[np.ndarray, np.ndarray], chunks: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct hashes with their document counts: ``index`` plus each chunk (distinct per document)."""
+    if not chunks:
+        return index
+    hashes = np.concatenate([index[0], *chunks])
+    weights = np.concatenate([index[1], np.ones(hashes.size - index[0].size, np.uint32)])
+    unique, inverse = np.unique(hashes, return_inverse=True)
+    return unique, np.bincount(inverse, weights=weights, minlength=unique.size).astype(np.uint32)

@@ -1,0 +1,111 @@
+"""Leakage checks beyond names (issue 42.4): identifier values in any format, PII patterns not in the public
+allow-list, n-grams copied from a private document, and the owner-side `dpsynrag leakage` command."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from dpsynrag.cli import app
+from dpsynrag.data.io import Document
+from dpsynrag.errors import ConfigError
+from dpsynrag.eval.leakage import LeakageChecker, pii_matches
+
+SUPPORT = "+44 20 7946 0000"  # the bank's public support number
+IBAN = "GB47 NWBK 2158 0012 3456 78"
+DOCS = [
+    Document("c1", "Ann Lee (IBAN GB47NWBK21580012345678, phone +44 7700 900123, ada.lee@example.com) asks why the "
+                   "replacement card she ordered on Monday has still not arrived at her flat.",
+             ("Ann Lee", IBAN, "+44 7700 900123", "ada.lee@example.com")),
+    Document("c2", f"Bob Stone lost his card. Call us on {SUPPORT} to block it; a replacement card arrives in 5 "
+                   "working days.", ("Bob Stone", "+44 20 7946 0123")),
+    Document("c3", f"Card stolen. Call us on {SUPPORT} to block it; a replacement card arrives in 5 working days.",
+             ("Cy Young",)),
+]
+
+
+@pytest.fixture(scope="module")
+def checker():
+    return LeakageChecker(DOCS, allow=[SUPPORT])
+
+
+@pytest.mark.parametrize("text", [
+    "Your IBAN starts with GB47 NWBK 2158, I think.",  # the first 12 characters, grouped
+    "The account is GB47NWBK21580012345678.",  # compact
+    "iban: gb47-nwbk-2158-0012-3456-78",  # lower case, dashes
+    "It begins 2158 0012 3456.",  # a fragment of 12 characters inside the value
+])
+def test_planted_iban_in_any_format_or_fragment_is_an_identifier_leak(checker, text):
+    found = checker.check(text)
+    assert found.identifiers == {1} and found.leaks and "identifier" in found.kinds()
+
+
+def test_a_fragment_shorter_than_eight_characters_is_not_a_leak(checker):
+    assert checker.check("It ends in 3456 78.").identifiers == set()  # "345678": 6 characters
+
+
+def test_phone_in_another_format_and_email_in_capitals(checker):
+    phone = checker.check("Ring her at (07700) 900-123.")  # national form of +44 7700 900123
+    assert phone.identifiers == {2} and ("phone", "07700900123") in phone.pii
+    mail = checker.check("Write to ADA.LEE@EXAMPLE.COM today")
+    assert mail.identifiers == {3} and mail.pii == {("email", "adaleeexamplecom")}
+
+
+def test_names_in_any_case_and_spacing_but_whole_words(checker):
+    assert checker.check("ANN  LEE called").identifiers == {0}
+    assert checker.check("Ann-Lee called").identifiers == {0}
+    assert checker.check("Joann Leeds called").identifiers == set()
+    assert checker.check("cy young called").identifiers == {6}  # values are numbered in file order
+
+
+def test_public_support_number_in_either_form_is_not_a_leak(checker):
+    for text in (f"Call {SUPPORT} to block your card.", "Call 020 7946 0000 to block your card.",
+                 "Call (+44) 20-7946-0000."):
+        found = checker.check(text)
+        # Bob's own number shares "+44 20 7946" with it: no identifier, no PII
+        assert found.identifiers == set() and found.pii == set() and not found.leaks, text
+    assert checker.check("Call +44 20 7946 0123.").identifiers == {5}  # Bob's own number is a leak
+
+
+def test_pii_patterns_of_people_not_in_the_file(checker):
+    found = checker.check("Send it to DE89 3704 0044 0532 0130 00 or j.doe@mail.org, card 4111 1111 1111 1111, "
+                          "phone +1 (555) 013-4567.")
+    assert sorted(t for t, _ in found.pii) == ["card", "email", "iban", "phone"] and found.identifiers == set()
+    assert pii_matches("card 4111 1111 1111 1112") == []  # fails the Luhn check
+    assert pii_matches("on 2022-02-08 at 10") == []  # 8 digits: no phone
+
+
+def test_copied_ngrams_unique_to_one_document_and_shared_phrases(checker):
+    copied = checker.check("She asks why the replacement card she ordered on Monday has not come.")
+    assert copied.unique_ngrams and copied.leaks and copied.kinds() == ("unique_ngram", "ngram")
+    shared = checker.check("to block it; a replacement card arrives in 5 working days")  # in c2 and c3
+    assert shared.ngrams and not shared.unique_ngrams and not shared.leaks
+    short = checker.check("a replacement card arrives in 5 working")  # 7 words
+    assert not short.ngrams and not short.leaks
+
+
+def test_exclude_the_question_and_the_summary(checker):
+    q = "My IBAN is GB47 NWBK 2158 0012 3456 78: what is the fee?"
+    assert checker.check("For GB47 NWBK 2158 0012 3456 78 the fee is 15 EUR.", exclude=q).leaks is False
+    texts = ["The fee is 15 EUR.", "Your IBAN starts with GB47 NWBK 2158.", "Mail j.doe@mail.org",
+             f"Call {SUPPORT}.", "Pay DE89 3704 0044 0532 0130 00"]
+    s = checker.summary(texts, ids=["a", "b", "c", "d", "e"])
+    assert s["texts"] == 5 and s["texts_with_leak"] == 3 and s["leak_rate"] == 0.6
+    # the 12-character fragment is the customer's identifier, too short for an IBAN shape
+    assert s["identifier_texts"] == 1 and s["identifier_values"] == 1 and s["pii_texts"] == 2
+    assert s["pii_by_type"] == {"iban": 1, "email": 1, "card": 0, "phone": 0}
+    assert s["first_ids"]["identifier"] == ["b"] and s["first_ids"]["pii"] == ["c", "e"]
+    assert IBAN not in json.dumps(s) and "j.doe" not in json.dumps(s)
+    with pytest.raises(ConfigError, match="`ids` has 1 entries for 5 texts"):
+        checker.summary(texts, ids=["a"])
+
+
+def test_index_sizes_and_arguments():
+    c = LeakageChecker(["one two three four five six seven eight nine", "one two three four five six seven eight"],
+                       identifiers=["ORD-123456"])
+    assert c.documents == 2 and c.ngrams == 2 and c.values == 1
+    found = c.check("one two three four five six seven eight")
+    assert len(found.ngrams) == 1 and not found.unique_ngrams  # in both documents
+    assert c.check("order ord 123456 shipped").identifiers == {0}
+    with pytest.raises(ConfigError, match="`ngram_words` must be an integer >= 2"):
+        LeakageChecker([], ngram_words=1)
