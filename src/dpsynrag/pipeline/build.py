@@ -69,6 +69,7 @@ from dpsynrag.pipeline.prompts import (
     strip_echoed_label,
     trim_partial_ending,
 )
+from dpsynrag.pipeline.phrases import document_phrases, phrase_text
 from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.pipeline.units import PrivacyUnits
 from dpsynrag.privacy.mechanisms import (
@@ -77,6 +78,7 @@ from dpsynrag.privacy.mechanisms import (
     gaussian_sparse_histogram,
     noisy_unit_vector_sum,
 )
+from dpsynrag.privacy.phrase_release import release_phrases
 
 log = logging.getLogger("dpsynrag.build")
 
@@ -162,7 +164,8 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     checkpoint.open(documents, config)  # under the writer's lock; a resumed build was recorded already:
     display = run.display  # the owner's console (stderr): stages, counts, times; never build.log
     display.plan(["keywords", "keyword histogram", "clustering",
-                  *(["embeddings and outlier removal"] if config.outlier_removal else []), "private prediction",
+                  *(["embeddings and outlier removal"] if config.outlier_removal else []),
+                  "phrase release" if config.synthesis == "phrases" else "private prediction",
                   *([run.filter_stage] if run.filter_stage else []), "index"])
     if checkpoint.resume_message:
         display.say(checkpoint.resume_message)
@@ -207,7 +210,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         run.input_documents, config.privacy_unit_field)
     counted = doc_keywords if persons is None else unit_keyword_sets(doc_keywords, persons, max_keywords=config.K)
 
-    accountant = run.accountant(delta_budget=cal.delta_hist)
+    accountant = run.accountant(delta_budget=cal.delta_terms)  # the histogram's δ, and L·δ_p with phrases
     keywords = checkpoint.restore_histogram(accountant, noise)  # its events composed again: nothing drawn
     if keywords is None:
         display.start("keyword histogram")
@@ -293,6 +296,57 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     log.info("stage 1c: outlier removal done")
 
     t = time.time()
+    if config.synthesis == "phrases":
+        synthetic = phrase_synthesis(run, texts, kept_members, W, branches, noise)
+        unit_of = [(r, 0) for r in range(len(kept_members))]  # public: cluster indices only
+        decoding, template = {"decoding": "phrase release", "phrase_n": config.phrase_n, "phrase_max": config.phrase_max}, None
+        timings["phrase_release_s"] = time.time() - t
+    else:
+        synthetic, unit_of, decoding, template = private_prediction(run, checkpoint, texts, kept_members, W, keywords,
+                                                                    branches, sampling, ray=ray)
+        timings["private_prediction_s"] = time.time() - t
+    log.info("stage 2d: %d synthetic texts generated", len(synthetic))
+    # private: never written to the corpus
+    del kept_members, clusters, doc_keywords, counted, persons
+
+    kept = run.filter(synthetic)
+    records = []
+    for n, ((r, j), y, k) in enumerate(zip(unit_of, synthetic, kept)):
+        w, c = keywords[r]
+        record = {"id": n, "keyword": w, "noisy_count": c}
+        if config.group_size is not None:
+            record["group"] = j
+        if config.index_copy_size is not None:
+            record["copies"] = config.index_copies(c)  # released noisy count only: post-processing
+        records.append({**record, "text": f"{w}: {y}" if config.keyword_title else y, "kept": k})
+    report = run.report(
+        accountant,
+        plan=run.plan,  # the guarantee: fixed before any data was read (R clusters, not len(W))
+        parameters={**cal.to_dict(), "decoding": decoding},
+        notes=config.plan_notes,
+    )
+    corpus = run.finish(
+        records, report,
+        vocabulary=None
+        if vocabulary is None
+        else {"source": vocabulary_source(config.language), "size": len(vocabulary),
+              "sha256": vocabulary_fingerprint(vocabulary)},
+        prompt=template,
+        filter_prompt=run.filter_prompt,
+        decoding=decoding,
+        truncation=truncation,
+        owner_record={"resumes": checkpoint.resumes},  # owner-only: what each resume restored (none: [])
+    )
+    checkpoint.remove()  # the corpus is in place: its checkpoints and private intermediates go
+    return corpus
+
+
+def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: DocumentTexts, kept_members, W, keywords,
+                       branches, sampling, *, ray=None):
+    """Stage 2d, private prediction (METHOD.md §2d): one text of T tokens per cluster (or per member group),
+    charged to the cluster's branch accountant in ``branches``. Returns (texts, (cluster, group) of each,
+    the decoding's public description, the rephrase template)."""
+    config, cal, lm, progress, display = run.config, run.cal, run.lm, run.progress, run.display
     from dpsynrag.models import PrivatePredictionDecoder
     from dpsynrag.models.engine import GROUP_ROWS, default_step_rows
 
@@ -376,39 +430,29 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     synthetic = [opening + strip_echoed_label(lm.tokenizer.decode(t, skip_special_tokens=True)) for t in ids]
     if config.trim_partial_ending:
         synthetic = [trim_partial_ending(y) for y in synthetic]
-    timings["private_prediction_s"] = time.time() - t
-    log.info("stage 2d: %d synthetic texts generated", len(synthetic))
     unit_of = [(r, j) for r, j, _ in units]  # public: cluster and group indices only
-    # private: never written to the corpus
-    del kept_members, clusters, doc_keywords, counted, persons, units, cluster_prompts
+    return synthetic, unit_of, decoding, template
 
-    kept = run.filter(synthetic)
-    records = []
-    for n, ((r, j), y, k) in enumerate(zip(unit_of, synthetic, kept)):
-        w, c = keywords[r]
-        record = {"id": n, "keyword": w, "noisy_count": c}
-        if config.group_size is not None:
-            record["group"] = j
-        if config.index_copy_size is not None:
-            record["copies"] = config.index_copies(c)  # released noisy count only: post-processing
-        records.append({**record, "text": f"{w}: {y}" if config.keyword_title else y, "kept": k})
-    report = run.report(
-        accountant,
-        plan=run.plan,  # the guarantee: fixed before any data was read (R clusters, not len(W))
-        parameters={**cal.to_dict(), "decoding": decoding},
-        notes=config.plan_notes,
-    )
-    corpus = run.finish(
-        records, report,
-        vocabulary=None
-        if vocabulary is None
-        else {"source": vocabulary_source(config.language), "size": len(vocabulary),
-              "sha256": vocabulary_fingerprint(vocabulary)},
-        prompt=template,
-        filter_prompt=run.filter_prompt,
-        decoding=decoding,
-        truncation=truncation,
-        owner_record={"resumes": checkpoint.resumes},  # owner-only: what each resume restored (none: [])
-    )
-    checkpoint.remove()  # the corpus is in place: its checkpoints and private intermediates go
-    return corpus
+
+def phrase_synthesis(run: BuildRun, texts: DocumentTexts, kept_members: Sequence[Sequence[int]], W: Sequence[str],
+                     branches, noise) -> list[str]:
+    """Stage 2d with ``synthesis="phrases"`` (issue 41): per cluster r, each kept member row contributes
+    :func:`~dpsynrag.pipeline.phrases.document_phrases` of its own text (at most m, preferring the released
+    keyword W[r]); :func:`~dpsynrag.privacy.phrase_release.release_phrases` releases the shared ones, charged
+    to ``branches[r]`` (ρ_p = m/(2σ_p²), δ_p); the text is :func:`~dpsynrag.pipeline.phrases.phrase_text` of the
+    release (post-processing). Per person, a cluster holds one member row per person, so the m cap is per
+    person. Returns one text per cluster ("" when nothing passed the threshold)."""
+    config, cal, display = run.config, run.cal, run.display
+    placeholder = config.identifier_placeholder if config.redact_identifiers or config.redact_pii else None
+    text_of = dict(texts.rows(sorted({i for members in kept_members for i in members})))  # kept members only
+    display.start("phrase release", total=len(kept_members), unit="cluster")
+    synthetic = []
+    for r, members in enumerate(kept_members):
+        sets = [document_phrases(text_of[i], n=config.phrase_n, max_phrases=config.phrase_max, keyword=W[r],
+                                 language=config.language, placeholder=placeholder) for i in members]
+        released = release_phrases(sets, max_phrases=cal.phrase_max, sigma=cal.phrase_sigma,
+                                   threshold=cal.phrase_threshold, accountant=branches[r], random=noise)
+        synthetic.append(phrase_text(released, n=config.phrase_n))
+        display.update()
+    display.end(f"{sum(bool(y) for y in synthetic)} of {len(synthetic)} clusters released phrases")
+    return synthetic

@@ -24,6 +24,9 @@ DEFAULT_SVT_FRACTION, DEFAULT_SVT_BETA, DEFAULT_SVT_GAP = 0.25, 0.5, 2.0
 """Defaults of sparse-vector decoding: the runs' share f of a text's token budget, the offset β and the
 public gap g (nats)."""
 
+DEFAULT_PHRASE_MAX, DEFAULT_PHRASE_N = 16, 4
+"""Defaults of the phrase release: the most phrases m a member contributes, and their length n in words."""
+
 
 class BuildConfig(GenerationConfig):
     """Every parameter of a build. Privacy parameters are keyword-only and validated on creation.
@@ -133,6 +136,14 @@ class BuildConfig(GenerationConfig):
     from the union of that person's documents, at most L clusters per person, one member (one prompt, one
     embedding, one threshold vote) per person in a cluster. Every mechanism keeps its per-document
     sensitivity per person, so the calibration, ρ and ε are unchanged; the report says "per person (FIELD)".
+
+    Synthesis (``synthesis``, ``--synthesis``): ``"prediction"`` (the paper's private prediction of T tokens,
+    default) or ``"phrases"`` (issue 41): each cluster's text is a DP phrase release
+    (:mod:`dpsynrag.privacy.phrase_release`, :mod:`dpsynrag.pipeline.phrases`): every kept member contributes
+    at most ``phrase_max`` m distinct word ``phrase_n``-grams of its own text, the phrases whose noisy count
+    passes the threshold are released and chained into the text; the generation budget pays σ_p
+    (ρ_p = m/(2σ_p²) per cluster) and ``phrase_delta`` (default δ/4) is the δ share of all the releases. No
+    token is drawn, so the decoding options do not apply; not with member groups or sparse-vector decoding.
     """
 
     K: int = Field(10, ge=1)
@@ -177,6 +188,10 @@ class BuildConfig(GenerationConfig):
     memory_budget_gb: float = Field(2.0, gt=0)
     prediction_checkpoints: int = Field(CHECKPOINTS_PER_STAGE, ge=1)
     privacy_unit_field: Optional[str] = Field(None, min_length=1)
+    synthesis: Literal["prediction", "phrases"] = "prediction"
+    phrase_max: int = Field(DEFAULT_PHRASE_MAX, ge=1)
+    phrase_n: int = Field(DEFAULT_PHRASE_N, ge=1)
+    phrase_delta: Optional[float] = Field(None, gt=0, lt=1)
 
     @field_validator("language")
     @classmethod
@@ -281,6 +296,15 @@ class BuildConfig(GenerationConfig):
         if abs(steps - round(steps)) > 1e-9 * DEFAULT_SVT_GRID:
             raise ValueError(f"`svt_beta` must be a multiple of 1/{DEFAULT_SVT_GRID} (the public grid of the "
                              f"sparse-vector queries). Found {self.svt_beta}.")
+        if self.synthesis == "phrases":
+            if self.svt_max_paid is not None or self.group_size is not None:
+                raise ValueError("`synthesis` 'phrases' draws no token and writes one text per cluster: drop "
+                                 "`svt_max_paid` and `group_size`.")
+            if self.phrase_delta is not None and self.phrase_delta + (self.hist_delta or 0.0) >= self.delta:
+                raise ValueError(f"`phrase_delta` plus the open-vocabulary δ must be below `delta` ({self.delta}).")
+        elif (self.phrase_max, self.phrase_n, self.phrase_delta) != (DEFAULT_PHRASE_MAX, DEFAULT_PHRASE_N, None):
+            raise ValueError("`phrase_max`, `phrase_n` and `phrase_delta` are parameters of `synthesis` 'phrases': "
+                             "set that too.")
         if self.decoding == "public-prior" and self.public_weight == 0:
             raise ValueError("`public_weight` of `decoding` 'public-prior' must be > 0 (use 'paper' for none).")
         return self
@@ -336,9 +360,17 @@ class BuildConfig(GenerationConfig):
         svt = {} if self.svt_max_paid is None else dict(
             svt_max_paid=self.svt_max_paid, svt_fraction=self.svt_fraction, svt_beta=self.svt_beta,
             svt_gap=self.svt_gap)
+        phrases = {} if self.synthesis != "phrases" else dict(phrase_max=self.phrase_max, phrase_delta=self.phrase_share)
         return calibrate(epsilon=self.epsilon, delta=self.delta, K=self.K, L=self.L_effective, T=self.T_effective,
                          temperature=self.temperature, split=split, conversion=self.conversion,
-                         open_vocabulary_delta=self.hist_delta, **svt)
+                         open_vocabulary_delta=self.hist_delta, **svt, **phrases)
+
+    @property
+    def phrase_share(self) -> float | None:
+        """The δ share of the phrase releases: ``phrase_delta``, default δ/4 (None without phrases)."""
+        if self.synthesis != "phrases":
+            return None
+        return self.phrase_delta if self.phrase_delta is not None else self.delta / 4
 
     def index_copies(self, noisy_count: float) -> int:
         """Index entries of a kept text whose cluster's released noisy count is ``noisy_count``: 1 without
@@ -394,6 +426,12 @@ class BuildConfig(GenerationConfig):
             notes.append(f"sparse-vector decoding: a text pays for at most {self.svt_max_paid} of its {self.T} tokens, "
                          "each after one AboveThreshold run (pure DP, charged as epsilon^2/2 zCDP); tokens that the "
                          "public prompt predicts and the members do not contest are free (post-processing)")
+        if self.synthesis == "phrases":
+            notes.append(f"phrase synthesis: each kept member contributes at most {self.phrase_max} distinct word "
+                         f"{self.phrase_n}-grams of its own text (a public per-document rule); each cluster releases "
+                         "the phrases whose discrete Gaussian noisy count passes the threshold (L2 sensitivity "
+                         f"sqrt({self.phrase_max}), one member row per unit), chained into its text (post-processing); "
+                         "no token is drawn, so the decoding options do not apply")
         if self.group_size is not None:
             notes.append(f"each cluster's kept members are split into at most {self.max_groups} disjoint groups "
                          f"(about {self.group_size} members each, by a hash of each member's own text; the number "

@@ -22,6 +22,15 @@ the C runs and the rest to the C paid tokens:
 
 so that one text costs C · (ε_svt²/2 + (c/τ)²/2) = ρ_token_total (Bun & Steinke 2016, Prop. 1.4 for the
 runs).
+
+Phrase release (``phrase_max`` = m; :mod:`dpsynrag.pipeline.phrases`): the cluster's text is the set of
+m-capped member phrases whose noisy count passes a threshold (a discrete Gaussian sparse histogram, L2
+sensitivity √m) instead of T private tokens; the same per-cluster budget gives σ_p, and a public δ share
+``phrase_delta`` (over L clusters) gives the threshold τ_p:
+
+    σ_p = sqrt(m / (2 ρ_token_total)),   τ_p = min integer with m · P[Z >= τ_p] <= phrase_delta / L,
+
+so that ρ = K/(2σ_h²) + L · (ε_θ²/8 + 1/(2σ_μ²) + m/(2σ_p²)), δ terms = δ_ps + L · δ_p.
 """
 
 from __future__ import annotations
@@ -46,6 +55,7 @@ from dpsynrag.privacy.events import (
     SparseVectorEvent,
 )
 from dpsynrag.privacy.mechanisms import sparse_histogram_threshold
+from dpsynrag.privacy.phrase_release import check_phrase_budget, phrase_noise
 
 # Calibrated values are shrunk by this relative margin so that floating-point rounding can never
 # push the composed ε above the target (the margin changes c by 1e-10 of its value).
@@ -170,6 +180,10 @@ class CalibratedBudget:
         svt_fraction: f, the share of a text's token budget spent on its C AboveThreshold runs.
         svt_beta, svt_gap, svt_grid: β, g (nats) and q of the queries (:class:`SparseVectorEvent`).
         svt_epsilon1, svt_epsilon2: ε1 and ε2 of each run (ε1 : ε2 = 1 : 2^(2/3)).
+        phrase_max: m, the most phrases a member contributes to its cluster's phrase release (None: private
+            prediction; ``clip`` and ``rho_token`` are then None, every other ``phrase_*`` field is set).
+        phrase_sigma, phrase_threshold: σ_p (counts) and τ_p of the phrase release.
+        phrase_delta: the δ share of all phrase releases (δ_p = its 1/L per cluster).
     """
 
     epsilon: float
@@ -187,8 +201,8 @@ class CalibratedBudget:
     epsilon_theta: float | None
     rho_embed: float
     sigma_embed: float | None
-    clip: float
-    rho_token: float
+    clip: float | None
+    rho_token: float | None
     svt_max_paid: int | None = None
     svt_fraction: float | None = None
     svt_beta: float | None = None
@@ -196,6 +210,10 @@ class CalibratedBudget:
     svt_grid: int | None = None
     svt_epsilon1: float | None = None
     svt_epsilon2: float | None = None
+    phrase_max: int | None = None
+    phrase_sigma: float | None = None
+    phrase_threshold: float | None = None
+    phrase_delta: float | None = None
 
     @property
     def sparse_vector(self) -> bool:
@@ -214,8 +232,34 @@ class CalibratedBudget:
                                  beta=self.svt_beta, gap=self.svt_gap, grid=self.svt_grid)
 
     @property
+    def phrases(self) -> bool:
+        """Whether each cluster's text is a phrase release (not private prediction)."""
+        return self.phrase_max is not None
+
+    def phrase_event(self) -> SparseDiscreteGaussianHistogramEvent:
+        """One cluster's phrase release: a discrete Gaussian sparse histogram of its members' phrase sets,
+        L2 sensitivity √m, ρ_p = m/(2σ_p²), δ_p = m · P[1 + Z > τ_p].
+
+        Raises:
+            ConfigError: the build writes texts by private prediction (no ``phrase_max``).
+        """
+        if not self.phrases:
+            raise ConfigError("the synthesis is private prediction (no `phrase_max`): there is no phrase release.")
+        return SparseDiscreteGaussianHistogramEvent(name="phrase release", max_contributions=self.phrase_max,
+                                                    sigma=self.phrase_sigma, threshold=self.phrase_threshold)
+
+    @property
+    def delta_terms(self) -> float:
+        """The δ terms the plan may spend: the open-vocabulary histogram's δ_ps plus L · δ_p of the phrase
+        releases (an upper bound: the events' own δ at the chosen thresholds)."""
+        return self.delta_hist + (self.L * self.phrase_event().delta if self.phrases else 0.0)
+
+    @property
     def rho_text(self) -> float:
-        """The most one text's tokens may spend: T·ρ_token, or C·(ε_svt²/2 + ρ_token) with sparse-vector decoding."""
+        """The most one text may spend: T·ρ_token, C·(ε_svt²/2 + ρ_token) with sparse-vector decoding, or
+        m/(2σ_p²) with a phrase release."""
+        if self.phrases:
+            return self.phrase_event().rho
         if self.sparse_vector:
             return self.svt_max_paid * (self.svt_event().rho + self.rho_token)
         return self.T * self.rho_token
@@ -239,10 +283,12 @@ class CalibratedBudget:
             name="keyword histogram", sensitivity=math.sqrt(self.K), sigma=self.sigma_hist, dimension=vocabulary_size
         )
 
-    def token_plan(self) -> SelfComposedEvent:
+    def token_plan(self) -> PrivacyEvent:
         """The tokens of one text: T private-prediction tokens, T × (c/τ)²/2 zCDP; with sparse-vector
         decoding, C × (one AboveThreshold run + one paid token), C × (ε_svt²/2 + (c/τ)²/2) zCDP (a text
-        that ends early spends less)."""
+        that ends early spends less); with a phrase release, the cluster's :meth:`phrase_event` instead."""
+        if self.phrases:
+            return self.phrase_event()
         token = PrivatePredictionTokenEvent(name="private prediction token", clip=self.clip, temperature=self.temperature)
         if self.sparse_vector:
             C = self.svt_max_paid
@@ -295,6 +341,11 @@ class CalibratedBudget:
         d = asdict(self)
         if not self.sparse_vector:  # the fields of an unused option are not listed
             d = {k: v for k, v in d.items() if not k.startswith("svt_")}
+        if self.phrases:  # no token is drawn: the decoding's fields do not apply
+            d = {k: v for k, v in d.items() if k not in ("clip", "rho_token", "T", "temperature")}
+            d["phrase_rho"], d["phrase_delta_per_cluster"] = self.phrase_event().rho, self.phrase_event().delta
+        else:
+            d = {k: v for k, v in d.items() if not k.startswith("phrase_")}
         d["rho_branch"] = self.rho_branch
         return d
 
@@ -315,6 +366,8 @@ def calibrate(
     svt_beta: float = 0.5,
     svt_gap: float = 2.0,
     svt_grid: int = DEFAULT_SVT_GRID,
+    phrase_max: int | None = None,
+    phrase_delta: float | None = None,
 ) -> CalibratedBudget:
     """Solve σ_h, σ_μ, ε_θ and c so the build is (ε, δ)-DP (DP-SynRAG Theorem 1, METHOD.md §3).
 
@@ -333,13 +386,18 @@ def calibrate(
             runs (default 0.25).
         svt_beta, svt_gap, svt_grid: β in (0, 1), g > 0 (nats) and q >= 1 of the queries (β·q an
             integer; :class:`~dpsynrag.privacy.events.SparseVectorEvent`).
+        phrase_max: m >= 1, the most phrases a member contributes: each cluster's text is a phrase release
+            whose σ_p takes the generation budget (None: private prediction of T tokens).
+        phrase_delta: the δ share of all phrase releases, in (0, δ − open_vocabulary_delta); needed with
+            ``phrase_max``. It is taken out of ``delta`` before converting.
 
     Returns:
         A :class:`CalibratedBudget`.
 
     Raises:
         ConfigError: on ε <= 0, δ outside (0, 1), K/L/T < 1, τ <= 0, NaN, an unknown conversion,
-            open_vocabulary_delta outside (0, δ), or a bad ``svt_*`` value (C outside 1..T, f outside (0, 1)).
+            open_vocabulary_delta outside (0, δ), a bad ``svt_*`` value (C outside 1..T, f outside (0, 1)), a
+            phrase_max < 1, phrase_delta outside (0, δ − open_vocabulary_delta), or both phrases and svt.
         InfeasibleBudgetError: when a fixed part of the split does not fit; the message names it.
     """
     epsilon = _num("epsilon", epsilon)
@@ -359,7 +417,9 @@ def calibrate(
                 f"`open_vocabulary_delta` must be smaller than `delta` ({delta!r}). Found {delta_hist!r}; "
                 "a tenth of delta is a reasonable choice."
             )
-    rho_total = rho_from_epsilon(epsilon, delta - delta_hist, conversion=conversion)
+    delta_phrases = check_phrase_budget(phrase_max, phrase_delta, delta=delta, delta_hist=delta_hist,
+                                        sparse_vector=svt_max_paid is not None)
+    rho_total = rho_from_epsilon(epsilon, delta - delta_hist - delta_phrases, conversion=conversion)
     target = f"epsilon={epsilon:g}, delta={delta:g} ({conversion}: rho={rho_total:.4g})"
 
     if split.kind == "absolute":
@@ -401,9 +461,12 @@ def calibrate(
                    svt_epsilon1=epsilon1, svt_epsilon2=epsilon1 * SVT_EPSILON_RATIO)
         SparseVectorEvent("sparse-vector run", epsilon1, svt["svt_epsilon2"], svt_beta, svt_gap, svt_grid)  # checks β, g, q
         rho_token = (1.0 - f) * rho_generation / C * shrink
+    elif phrase_max is not None:
+        sigma_p, threshold_p = phrase_noise(phrase_max, rho_generation * shrink, delta_phrases / L)
+        svt = dict(phrase_max=phrase_max, phrase_sigma=sigma_p, phrase_threshold=threshold_p, phrase_delta=delta_phrases)
     else:
         rho_token = rho_generation / T * shrink
-    clip = temperature * math.sqrt(2.0 * rho_token)
+    clip = None if phrase_max is not None else temperature * math.sqrt(2.0 * rho_token)
     sigma_hist = math.sqrt(K / (2.0 * rho_hist * shrink))
     hist_threshold = (
         sparse_histogram_threshold(max_keywords=K, sigma=sigma_hist, delta=delta_hist) if delta_hist > 0 else None
@@ -426,7 +489,7 @@ def calibrate(
         rho_embed=rho_embed * shrink if on else 0.0,
         sigma_embed=math.sqrt(1.0 / (2.0 * rho_embed * shrink)) if on else None,
         clip=clip,
-        rho_token=0.5 * (clip / temperature) ** 2,
+        rho_token=None if clip is None else 0.5 * (clip / temperature) ** 2,
         **svt,
     )
     plan = result.plan(num_clusters=L)

@@ -1,0 +1,156 @@
+"""Phrase synthesis (issue 41): what a member contributes to its cluster's DP phrase release, and the text
+made from the released phrases.
+
+**Contribution** (:func:`document_phrases`, private, never written): a function of one document's text (as
+the build reads it: redacted, cut to ``max_document_tokens``), the cluster's released keyword and public
+constants alone. The text is split into segments at sentence ends (``. ! ? ; :`` before a space or the end,
+and line breaks); a segment is tokenised by a public rule (:data:`TOKEN`: words, numbers with their inner
+``. , : /`` and an optional currency sign or ``%``, lone currency signs), lower-cased; a comma right after a
+token stays on it ("cramps,"). The candidates are the segment's word n-grams (a segment shorter than n
+words, of at least 2, is one candidate), minus those made only of stop words (scikit-learn's English list,
+or wordfreq's most frequent words) and words of the redaction placeholder. When there are more than m
+distinct candidates the document keeps the m first by the public order:
+
+1. those holding the cluster's released keyword first;
+2. then the larger rarity Σ_w max(0, 8 − Zipf(w)) over its words (wordfreq's public frequencies; stop
+   words, placeholder words and numbers of 5 or more digits, identifier-like, count 0);
+3. then the earlier first position in the text.
+
+Nothing about another document enters, so adding or removing a document changes no other document's set;
+the cap m is enforced again by the mechanism (:func:`~dpsynrag.privacy.phrase_release.release_phrases`).
+
+**Text** (:func:`phrase_text`, post-processing of released values only): the released phrases in order of
+noisy count (ties by the phrase), chained where one's last n − 1 words are the next one's first n − 1 into
+longer spans, each span written as a sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+
+import regex
+
+from dpsynrag.data.words import check_language, stop_words
+
+TOKEN = regex.compile(
+    r"\p{Sc}?\d+(?:[.,:/]\d+)*%?"  # numbers: 15, 15.00, 1,500, 2024/01, €15, 20%
+    r"|[\p{L}\p{M}\p{N}]+(?:['’\-][\p{L}\p{M}\p{N}]+)*"  # words, with inner ' and -
+    r"|\p{Sc}"  # a lone currency sign
+)
+"""A phrase token (matched on the original text; a comma directly after it is kept on it)."""
+
+SEGMENT_END = regex.compile(r"[.!?;:]+(?=\s|$)|\n+")
+"""Where a segment ends: sentence punctuation before a space or the end, or a line break."""
+
+ZIPF_CEILING = 8.0
+"""A word's rarity is max(0, ZIPF_CEILING − its wordfreq Zipf frequency): 8 is above every English word's."""
+
+ID_DIGITS = 5
+"""A token with at least this many digits is identifier-like: its rarity counts 0 (it is still a word)."""
+
+
+@lru_cache(maxsize=200_000)
+def _rarity(word: str, language: str) -> float:
+    import wordfreq
+
+    if sum(ch.isdigit() for ch in word) >= ID_DIGITS:
+        return 0.0
+    return max(0.0, ZIPF_CEILING - wordfreq.zipf_frequency(word.rstrip(","), language))
+
+
+def segment_tokens(text: str) -> list[list[str]]:
+    """The segments of ``text`` (module docstring), each the list of its lower-cased tokens; a comma right
+    after a token stays on it. Empty segments are left out."""
+    segments = []
+    for segment in SEGMENT_END.split(text):
+        tokens = []
+        for match in TOKEN.finditer(segment):
+            comma = segment[match.end():match.end() + 1] == ","
+            tokens.append(match.group().lower() + ("," if comma else ""))
+        if tokens:
+            segments.append(tokens)
+    return segments
+
+
+def document_phrases(text: str, *, n: int, max_phrases: int, keyword: str | None = None, language: str = "en",
+                     placeholder: str | None = None) -> tuple[str, ...]:
+    """The at most ``max_phrases`` distinct phrases one document contributes (module docstring), best first.
+
+    Args:
+        text: the document's text as the build reads it (redacted, cut).
+        n: the phrase length in words (>= 1). max_phrases: m >= 1.
+        keyword: the cluster's released keyword (public); its phrases come first. None: no preference.
+        language: a wordfreq language code (stop words and rarity).
+        placeholder: the redaction's public replacement text; its words carry no content.
+
+    Returns:
+        A tuple of at most m distinct phrases: tokens joined by single spaces.
+
+    Raises:
+        ConfigError: an unknown ``language``.
+    """
+    language = check_language(language)
+    empty = set(stop_words(language))
+    if placeholder:
+        empty |= {t.rstrip(",") for s in segment_tokens(placeholder) for t in s}
+    key = None if keyword is None else keyword.lower()
+    best: dict[str, tuple] = {}
+    position = 0
+    for tokens in segment_tokens(text):
+        size = min(n, len(tokens))
+        if size < min(n, 2):
+            position += len(tokens)
+            continue
+        for i in range(len(tokens) - size + 1):
+            gram = tokens[i:i + size]
+            words = [t.rstrip(",") for t in gram]
+            if all(w in empty for w in words):
+                continue
+            phrase = " ".join(gram)
+            if phrase not in best:
+                rarity = sum(_rarity(w, language) for w in words if w not in empty)
+                best[phrase] = (key is not None and key in words, rarity, -(position + i))
+        position += len(tokens)
+    ranked = sorted(best, key=lambda p: best[p], reverse=True)
+    return tuple(ranked[:max_phrases])
+
+
+def phrase_spans(released: Mapping[str, float], *, n: int) -> list[list[str]]:
+    """Released phrases chained into spans (lists of tokens), most counted first.
+
+    Phrases are taken in order of noisy count (ties by the phrase). A span starts with the next unused phrase
+    and grows to the right (then the left) by the unused phrase of largest count whose first (last) n − 1
+    tokens are the span's last (first) n − 1 tokens; a phrase of fewer than n tokens stays on its own. Each
+    phrase is used once. A function of the released phrases and counts only."""
+    order = sorted(released, key=lambda p: (-released[p], p))
+    units = {p: p.split(" ") for p in order}
+    used: set[str] = set()
+    spans = []
+    for start in order:
+        if start in used:
+            continue
+        used.add(start)
+        span = list(units[start])
+        if len(span) >= n > 1:
+            for right in (True, False):
+                while True:
+                    edge = span[len(span) - n + 1:] if right else span[:n - 1]
+                    nxt = next((q for q in order if q not in used and len(units[q]) == n
+                                and (units[q][:-1] if right else units[q][1:]) == edge), None)
+                    if nxt is None:
+                        break
+                    used.add(nxt)
+                    span = span + [units[nxt][-1]] if right else [units[nxt][0]] + span
+        spans.append(span)
+    return spans
+
+
+def phrase_text(released: Mapping[str, float], *, n: int) -> str:
+    """A cluster's synthetic text: its :func:`phrase_spans`, each written as a sentence (first letter upper
+    case, a trailing comma dropped, a full stop added), joined by spaces. "" when nothing was released."""
+    sentences = []
+    for span in phrase_spans(released, n=n):
+        words = " ".join(span).rstrip(",")
+        sentences.append(words[:1].upper() + words[1:] + ".")
+    return " ".join(sentences)
