@@ -2,7 +2,7 @@
 
 Commands: ``build``, ``budget`` (:mod:`dpsynrag.commands.build`: method options from the registry),
 ``query`` (:mod:`dpsynrag.commands.query`), ``report``, ``demo``, ``eval`` (:mod:`dpsynrag.commands.eval`),
-``audit``, ``ledger``, ``serve``, ``export``.
+``audit``, ``ledger``, ``serve``, ``export``, ``redact`` (:mod:`dpsynrag.commands.redact`).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from dpsynrag.commands.eval import eval_command  # noqa: E402
 from dpsynrag.commands.export import export_command  # noqa: E402
 from dpsynrag.commands.ledger import ledger_app  # noqa: E402
 from dpsynrag.commands.query import query_command  # noqa: E402
+from dpsynrag.commands.redact import redact_command  # noqa: E402
 from dpsynrag.commands.report import report_command  # noqa: E402
 from dpsynrag.commands.serve import serve_command  # noqa: E402
 
@@ -117,6 +118,7 @@ app.command("audit")(audit_command)
 app.add_typer(ledger_app, name="ledger")  # `dpsynrag ledger show | set-budget` (issue 15)
 app.command("serve")(serve_command)
 app.command("export")(export_command)
+app.command("redact")(redact_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

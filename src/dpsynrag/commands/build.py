@@ -17,6 +17,7 @@ from rich.table import Table
 
 from dpsynrag.commands.common import console, fail, print_privacy, seed_warning, warn_content
 from dpsynrag.commands.ledger import LEDGER_HELP, LIFETIME_HELP, open_ledger, summary_line
+from dpsynrag.commands.redact import redaction_fields, redaction_params
 from dpsynrag.commands.options import (
     RegistryCommand,
     choose_method,
@@ -156,6 +157,14 @@ def _owner_summary(audit: Path, seconds: float) -> None:
         line = None
     if line:
         console.print(line, markup=False, highlight=False)
+    try:
+        counts = json.loads(audit.read_text(encoding="utf-8")).get("redaction_counts")
+    except (OSError, ValueError):
+        counts = None
+    if counts:
+        spans = ", ".join(f"{entity} {n}" for entity, n in counts["spans"].items()) or "none"
+        console.print(f"owner-only: redaction replaced {spans} spans in {counts['documents_with_spans']} of "
+                      f"{counts['documents']} documents", markup=False, highlight=False)
     console.print(f"total wall time: {format_seconds(seconds)}")
 
 
@@ -225,9 +234,7 @@ class BuildCommand(RegistryCommand):
             keyword_param("seed", typer.Option(None, "--seed", help="Seed: reproducible output, NOT for release (default: secure randomness)."), Optional[int]),
             keyword_param("conversion", typer.Option(None, "--conversion", help="rho->epsilon conversion used to calibrate: bun-steinke (default) | cks."), Optional[str]),
             *document_params(),
-            keyword_param("identifier_field", typer.Option(None, "--identifier-field", metavar="NAME", help="Field holding direct identifiers (names, e-mails, account numbers; repeat for several): each document's own values are redacted from its text before any model reads it."), Optional[list[str]]),
-            keyword_param("redact_pii", typer.Option(False, "--redact-pii", help="Replace the personal identifiers that Microsoft Presidio's rule-based recognizers find in each document's text (e-mails, phone numbers, card numbers, IBANs, IP addresses, URLs, US SSNs, Bitcoin addresses, MAC addresses; no NER: not names) before any model reads it (pip install 'dpsynrag[pii]')."), bool),
-            keyword_param("identifier_placeholder", typer.Option(None, "--identifier-placeholder", help="Public text replacing a redacted identifier (default [REDACTED]; needs --identifier-field or --redact-pii)."), Optional[str]),
+            *redaction_params(),
             keyword_param("overwrite", typer.Option(False, "--overwrite", help="Replace --out if it exists (after a successful build)."), bool),
             keyword_param("threads", typer.Option(None, "--threads", help="Torch CPU threads (per Ray worker with --ray; default: the cores free to the process, or $DPSYNRAG_THREADS)."), Optional[int]),
             keyword_param("ledger", typer.Option(None, "--ledger", help=LEDGER_HELP), Optional[Path]),
@@ -245,9 +252,7 @@ class BuildCommand(RegistryCommand):
         ledger, charged_after = None, None  # a failure after the ledger charged this build says so
         try:
             identifier_fields = tuple(values["identifier_field"] or ())
-            if values["identifier_placeholder"] is not None and not (identifier_fields or values["redact_pii"]):
-                raise ConfigError("--identifier-placeholder needs --identifier-field (the fields to redact) or "
-                                  "--redact-pii.")
+            redaction = redaction_fields(values)
             method = choose_method(values["method"], self.choices())
             flags = {o.field: o.flag for o in method.options if not o.build_only}
             offered = method_options(self.choices(), build=True)
@@ -258,15 +263,17 @@ class BuildCommand(RegistryCommand):
                       "max_document_tokens": values["max_document_tokens"],
                       # a typed --filter-prompt turns the self-filter on, whatever the preset says
                       "self_filter": False if values["no_self_filter"] else (True if values["filter_prompt"] else None),
-                      "redact_identifiers": True if identifier_fields else None,
-                      "redact_pii": True if values["redact_pii"] else None,
-                      "identifier_placeholder": values["identifier_placeholder"]}
+                      **redaction}
             config, preset, why, applied = _configure(ctx, values, method, offered, common)
             config.calibrate()
             if getattr(config, "redact_pii", False):
                 from dpsynrag.data.pii import require_presidio
 
                 require_presidio()  # a missing extra stops the build before any model loads
+                if config.pii_model is not None:
+                    from dpsynrag.data.pii import PIIRedactor
+
+                    PIIRedactor(entities=config.pii_entities, model=config.pii_model)  # a model that does not load too
             _say_preset(preset, why, applied)
             from dpsynrag.pipeline.corpus_config import CorpusConfig
 

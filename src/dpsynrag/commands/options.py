@@ -25,7 +25,8 @@ HELP_PANELS: dict[str, str] = {
     **dict.fromkeys(("--out", "--extend", "--epsilon", "--delta", "--method", "--preset", "--expected-documents",
                      "--conversion", "--task", "--filter-prompt", "--no-self-filter", "--model", "--embedder",
                      "--max-document-tokens", "--text-field", "--id-field", "--identifier-field", "--redact-pii",
-                     "--identifier-placeholder"), _CORE),
+                     "--pii-entities", "--pii-allow", "--pii-allow-file", "--pii-model", "--identifier-placeholder"),
+                   _CORE),
     **dict.fromkeys(("--seed", "--dry-run", "--json", "--overwrite", "--threads", "--ledger", "--lifetime-epsilon"), _RUN),
 }
 """The ``--help`` panel of each flag of the commands themselves (``build`` / ``budget`` / ``audit``; typer's

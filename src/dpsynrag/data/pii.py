@@ -1,44 +1,56 @@
 """Automatic redaction of personal identifiers that no column declares (``--redact-pii``; ``redact_pii``).
 
-Each document's text is read by Microsoft Presidio's analyzer (``presidio-analyzer``, the optional extra
-``pip install 'dpsynrag[pii]'``) with rule-based recognizers only — regular expressions with checksums,
-and Google's libphonenumber for phone numbers — and every detected span is replaced by the public
-placeholder of identifier redaction (``identifier_placeholder``, default ``"[REDACTED]"``). The entities
-(:data:`PII_ENTITIES`): e-mail addresses, phone numbers (libphonenumber's valid numbers, international or
-national in the US, UK, Germany, France, Israel, India, Canada and Brazil, of at least
-:data:`MIN_PHONE_DIGITS` digits), credit-card numbers (Luhn check), IBANs (ISO 7064
-check), IPv4 and IPv6 addresses, URLs, US social-security numbers, crypto-wallet addresses (Bitcoin,
-Base58Check or Bech32 check) and MAC addresses.
+Each document's text is read by three finders, and every span they find is replaced by the public
+placeholder of identifier redaction (``identifier_placeholder``, default ``"[REDACTED]"``):
 
-No model is loaded or downloaded: Presidio's NLP engine here is a blank spaCy English pipeline
-(``spacy.blank("en")``: a rule-based tokenizer and stop-word list, no trained component), whose tokens
-give the recognizers' context words ("phone", "ssn", "card", ...) that raise a nearby match's score.
-No trained named-entity model is used, so names of people, places and organisations are **not** found
-(declare them with ``--identifier-field``): spaCy's trained pipelines are not published on PyPI by their
-authors (the PyPI name ``en-core-web-trf`` is a placeholder of someone else's), and Presidio's other NER
-back-ends (stanza, transformers, GLiNER) download their weights from a hub at run time, so no English NER
-model installs offline from a trustworthy PyPI package. The e-mail check reads tldextract's bundled
-public-suffix snapshot, never the network.
+- Microsoft Presidio's analyzer (``presidio-analyzer``, the optional extra ``pip install 'dpsynrag[pii]'``)
+  with rule-based recognizers only — regular expressions with checksums, and Google's libphonenumber for
+  phone numbers: e-mail addresses, phone numbers (libphonenumber's valid numbers, international or national
+  in the US, UK, Germany, France, Israel, India, Canada and Brazil, of at least :data:`MIN_PHONE_DIGITS`
+  digits), credit-card numbers (Luhn check), IBANs (ISO 7064 check), IPv4 and IPv6 addresses, URLs, US
+  social-security numbers, crypto-wallet addresses (Bitcoin, Base58Check or Bech32 check) and MAC addresses;
+- :mod:`dpsynrag.data.pii_rules`, no model: person names (``PERSON``: public census name lists with
+  titles and context cues) and postal addresses and postcodes (``ADDRESS``);
+- optionally a spaCy pipeline the user names (``--pii-model``; ``pii_model``: an installed package or a
+  local folder, never downloaded): its ``PERSON``/``PER`` entities add to the names, and its places
+  (``GPE``, ``LOC``, ``FAC``) are the ``LOCATION`` entity when asked for.
 
-Privacy: the result is a function of that one document's text and public constants (the recognizers,
-:data:`SCORE_THRESHOLD`, the placeholder) alone — the analyzer keeps no state between documents — so,
-like :mod:`dpsynrag.data.redaction`, it leaves the differential-privacy analysis (add or remove one
-document) unchanged and costs nothing. Nothing here counts or reports what was replaced.
+``--pii-entities`` (``pii_entities``) chooses among :data:`ALL_ENTITIES` (default :data:`PII_ENTITIES`).
+``--pii-allow`` (``pii_allow``) names public strings that must survive (the bank's support number, its
+name): they are found however they are written (:func:`~dpsynrag.data.redaction.value_spans`) and no span
+of this pass, nor a part of a name identifier, replaces them. No model is loaded or downloaded without
+``--pii-model``: Presidio's NLP engine here is a blank spaCy English pipeline (``spacy.blank("en")``: a
+rule-based tokenizer, no trained component) whose tokens give the recognizers' context words ("phone",
+"ssn", "card", ...). spaCy's trained pipelines are not published on PyPI by their authors, so a user who
+wants NER installs one and names it. The e-mail check reads tldextract's bundled public-suffix snapshot,
+never the network.
+
+Privacy: the result is a function of that one document's text and public configuration (the recognizers,
+the name lists, the model, the entities, the allow-list, :data:`SCORE_THRESHOLD`, the placeholder) alone —
+nothing keeps state between documents — so, like :mod:`dpsynrag.data.redaction`, it leaves the
+differential-privacy analysis (add or remove one document) unchanged and costs nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
-from dpsynrag.data.redaction import DEFAULT_PLACEHOLDER
+from dpsynrag.data.redaction import DEFAULT_PLACEHOLDER, merge_spans, replace_spans, value_spans
 from dpsynrag.errors import ConfigError
 
-__all__ = ["MIN_PHONE_DIGITS", "PII_ENTITIES", "PII_EXTRA", "SCORE_THRESHOLD", "PIIRedactor", "pii_note",
-           "pii_record", "pii_spans", "require_presidio"]
+__all__ = ["ALL_ENTITIES", "MIN_PHONE_DIGITS", "PATTERN_ENTITIES", "PII_ENTITIES", "PII_EXTRA", "SCORE_THRESHOLD",
+           "PIIRedactor", "check_entities", "pii_note", "pii_record", "pii_spans", "require_presidio"]
 
-PII_ENTITIES: tuple[str, ...] = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "URL",
-                                 "US_SSN", "CRYPTO", "MAC_ADDRESS")
-"""Presidio's entity names of what ``--redact-pii`` replaces (one recognizer each)."""
+PATTERN_ENTITIES: tuple[str, ...] = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS",
+                                     "URL", "US_SSN", "CRYPTO", "MAC_ADDRESS")
+"""Presidio's entity names of its rule-based recognizers (one recognizer each)."""
+
+PII_ENTITIES: tuple[str, ...] = (*PATTERN_ENTITIES, "PERSON", "ADDRESS")
+"""What ``--redact-pii`` replaces by default (``PERSON`` and ``ADDRESS``: :mod:`dpsynrag.data.pii_rules`)."""
+
+ALL_ENTITIES: tuple[str, ...] = (*PII_ENTITIES, "LOCATION")
+"""What ``--pii-entities`` may name; ``LOCATION`` (places) needs ``--pii-model``."""
 
 SCORE_THRESHOLD = 0.4
 """Presidio score a span needs to be replaced. Passed by: every validated match (e-mail with a public
@@ -124,60 +136,147 @@ def _analyzer():
                           default_score_threshold=SCORE_THRESHOLD)
 
 
+_MODEL_LABELS = {"PERSON": "PERSON", "PER": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION"}
+
+
+@lru_cache(maxsize=4)
+def _model(name_or_path: str):
+    """The spaCy pipeline ``name_or_path`` (an installed package or a local folder; spaCy never downloads)."""
+    import spacy
+
+    try:
+        return spacy.load(name_or_path)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"--pii-model {name_or_path!r}: not an installed spaCy pipeline package nor a folder "
+                          f"holding one (dpsynrag never downloads a model; install it or give its folder): "
+                          f"{exc}") from exc
+
+
+def check_entities(entities: Sequence[str] | None, model: str | None = None) -> tuple[str, ...]:
+    """The entity types of a PII pass: ``entities`` (default :data:`PII_ENTITIES`), checked.
+
+    Raises:
+        ConfigError: an unknown name (the message lists :data:`ALL_ENTITIES`), none, or ``LOCATION``
+            without ``model``.
+    """
+    chosen = tuple(dict.fromkeys(PII_ENTITIES if entities is None else [e.strip().upper() for e in entities]))
+    unknown = [e for e in chosen if e not in ALL_ENTITIES]
+    if unknown or not chosen:
+        raise ConfigError(f"--pii-entities: {', '.join(unknown) or 'none given'}; choose among "
+                          f"{', '.join(ALL_ENTITIES)}.")
+    if "LOCATION" in chosen and model is None:
+        raise ConfigError("--pii-entities LOCATION needs --pii-model (places are found by a named-entity model).")
+    return chosen
+
+
+def _subtract(span: tuple[int, int], protected: Sequence[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """``span`` less the ``protected`` spans: the pieces left that hold a letter or digit."""
+    pieces = [span]
+    for ps, pe in protected:
+        kept = []
+        for s, e in pieces:
+            if e <= ps or pe <= s:
+                kept.append((s, e))
+            else:
+                kept += [(a, b) for a, b in ((s, ps), (pe, e)) if a < b]
+        pieces = kept
+    return [(s, e) for s, e in sorted(pieces) if any(ch.isalnum() for ch in text[s:e])]
+
+
+class PIIRedactor:
+    """The automatic pass: ``redactor.find(text)`` -> ``(spans, protected)``; ``redactor(text)``: ``text``
+    with every span replaced by ``placeholder``.
+
+    Args:
+        placeholder: the public replacement text (``identifier_placeholder``).
+        entities: the entity types to find (default :data:`PII_ENTITIES`; :func:`check_entities`).
+        allow: public strings that must survive (``--pii-allow``), found however they are written.
+        model: a spaCy pipeline (installed package name or local folder) whose named entities add to the
+            names (``PERSON``) and give ``LOCATION``; None: no model.
+
+    Raises:
+        ConfigError: at construction, the optional dependencies are missing (:func:`require_presidio`), an
+            entity is unknown, or ``model`` does not load.
+    """
+
+    def __init__(self, placeholder: str = DEFAULT_PLACEHOLDER, *, entities: Sequence[str] | None = None,
+                 allow: Sequence[str] = (), model: str | None = None):
+        self.entities = check_entities(entities, model)
+        require_presidio()
+        if "PERSON" in self.entities:
+            from dpsynrag.data.pii_rules import require_name_lists
+
+            require_name_lists()
+        self.placeholder, self.allow, self.model = placeholder, tuple(a for a in allow if a.strip()), model
+        self._nlp = _model(model) if model is not None else None
+
+    def find(self, text: str) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]:
+        """``(spans, protected)``: the ``(start, end, entity type)`` spans of ``text`` to replace (a span
+        overlapping an allow-listed string loses the overlap; unmerged, in order) and the ``(start, end)``
+        spans of the allow-listed strings. A function of ``text`` alone."""
+        from dpsynrag.data.pii_rules import address_spans, person_spans
+
+        found: list[tuple[int, int, str]] = []
+        patterns = [e for e in self.entities if e in PATTERN_ENTITIES]
+        if patterns:
+            found += [(r.start, r.end, r.entity_type) for r in _analyzer().analyze(text, language="en", entities=patterns)]
+        if "PERSON" in self.entities:
+            found += [(s, e, "PERSON") for s, e in person_spans(text)]
+        if "ADDRESS" in self.entities:
+            found += [(s, e, "ADDRESS") for s, e in address_spans(text)]
+        if self._nlp is not None:
+            found += [(ent.start_char, ent.end_char, _MODEL_LABELS[ent.label_]) for ent in self._nlp(text).ents
+                      if _MODEL_LABELS.get(ent.label_) in self.entities]
+        protected = value_spans(text, self.allow) if self.allow else []
+        if protected:
+            found = [(s, e, entity) for start, end, entity in found for s, e in _subtract((start, end), protected, text)]
+        return sorted(found), protected
+
+    def __call__(self, text: str) -> str:
+        return replace_spans(text, [(s, e) for s, e, _ in self.find(text)[0]], self.placeholder)
+
+    def __repr__(self) -> str:
+        return (f"PIIRedactor(placeholder={self.placeholder!r}, entities={list(self.entities)!r}, "
+                f"allow={list(self.allow)!r}, model={self.model!r})")
+
+
 def pii_spans(text: str) -> list[tuple[int, int]]:
-    """The character spans ``[start, end)`` of ``text`` that hold a :data:`PII_ENTITIES` entity scoring at
-    least :data:`SCORE_THRESHOLD`, overlapping or touching spans merged, in order. A function of ``text``
+    """The character spans ``[start, end)`` of ``text`` that the default pass (:data:`PII_ENTITIES`, no
+    allow-list, no model) replaces, overlapping or touching spans merged, in order. A function of ``text``
     alone (the recognizers' patterns are language-independent; their context words are English).
 
     Raises:
         ConfigError: the optional dependencies are missing (:func:`require_presidio`).
     """
-    found = sorted((r.start, r.end) for r in _analyzer().analyze(text, language="en", entities=list(PII_ENTITIES)))
-    merged: list[tuple[int, int]] = []
-    for start, end in found:
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
+    return merge_spans((s, e) for s, e, _ in _default().find(text)[0])
 
 
-class PIIRedactor:
-    """``redactor(text)``: ``text`` with every :func:`pii_spans` span replaced by ``placeholder``.
-
-    Args:
-        placeholder: the public replacement text (``identifier_placeholder``).
-
-    Raises:
-        ConfigError: at construction, the optional dependencies are missing (:func:`require_presidio`).
-    """
-
-    def __init__(self, placeholder: str = DEFAULT_PLACEHOLDER):
-        require_presidio()
-        self.placeholder = placeholder
-
-    def __call__(self, text: str) -> str:
-        parts, at = [], 0
-        for start, end in pii_spans(text):
-            parts += [text[at:start], self.placeholder]
-            at = end
-        return "".join(parts) + text[at:] if parts else text
-
-    def __repr__(self) -> str:
-        return f"PIIRedactor(placeholder={self.placeholder!r})"
+@lru_cache(maxsize=1)
+def _default() -> PIIRedactor:
+    return PIIRedactor()
 
 
-def pii_record() -> dict:
-    """The manifest's public description of the PII pass (``redaction.pii``): the analyzer and its
-    version, the NLP engine, the entities and the score threshold."""
+def pii_record(entities: Sequence[str] | None = None, allow: Sequence[str] = (), model: str | None = None) -> dict:
+    """The manifest's public description of the PII pass (``redaction.pii``): the analyzer and its version,
+    the NLP engine, the entities, the score threshold, the name lists, the model and the allow-list's size
+    (its strings are in the config)."""
     from importlib.metadata import version
 
-    return {"analyzer": f"presidio-analyzer {version('presidio-analyzer')}", "nlp_engine": 'spacy.blank("en")',
-            "entities": list(PII_ENTITIES), "score_threshold": SCORE_THRESHOLD}
+    chosen = check_entities(entities, model)
+    record = {"analyzer": f"presidio-analyzer {version('presidio-analyzer')}", "nlp_engine": 'spacy.blank("en")',
+              "entities": list(chosen), "score_threshold": SCORE_THRESHOLD}
+    if "PERSON" in chosen:
+        record["name_lists"] = f"names {version('names')} (1990 US census first and last names)"
+    if model is not None:
+        record["model"] = model
+    if allow:
+        record["allowed_strings"] = len(allow)
+    return record
 
 
-def pii_note(placeholder: str) -> str:
+def pii_note(placeholder: str, entities: Sequence[str] | None = None) -> str:
     """The privacy report's note on the PII pass (public)."""
-    return (f"personal identifiers in each document's text ({', '.join(PII_ENTITIES)}; Presidio's rule-based "
-            f"recognizers, no NER model) were replaced by {placeholder!r} before any model read it (a function "
-            "of that document alone: no privacy cost)")
+    chosen = PII_ENTITIES if entities is None else tuple(entities)
+    return (f"personal identifiers in each document's text ({', '.join(chosen)}; Presidio's rule-based "
+            f"recognizers, public name lists and address patterns) were replaced by {placeholder!r} before any "
+            "model read it (a function of that document alone: no privacy cost)")

@@ -5,69 +5,200 @@ The columns that hold direct identifiers are declared by the user (``--identifie
 ``identifier_fields=`` in the API) or by the task (:attr:`~dpsynrag.tasks.base.Task.identifier_fields`),
 and their values become :attr:`~dpsynrag.data.io.Document.identifiers`. Each document's text is then
 rewritten from its own identifiers alone, so redaction is a per-document function of one document and
-leaves the differential-privacy analysis (add or remove one document) unchanged. It removes exactly the
-tokens members of a cluster disagree on (a patient's name): defence in depth against leaking names.
-Nothing here counts or reports what was replaced. Identifiers that no column declares (phone numbers,
-other people's e-mails, card numbers, ...) are found by the optional automatic pass :mod:`dpsynrag.data.pii`
-(``--redact-pii``), which :class:`RedactedDocuments` applies first.
+leaves the differential-privacy analysis (add or remove one document) unchanged. A value is found however
+it is written (:func:`value_spans`): a structured value (an IBAN, phone, card, order or account number)
+with any separators between its characters and in any capitals, a phone number in its international and
+national forms, an e-mail in any capitals, a name with any whitespace between its parts. Identifiers that
+no column declares (other people's names, addresses, phone numbers, ...) are found by the optional
+automatic pass :mod:`dpsynrag.data.pii` (``--redact-pii``), which :class:`RedactedDocuments` applies with
+them. :class:`RedactedDocuments` counts the spans it replaced, per entity type, for the owner-only record.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
+from typing import Protocol
+
+import phonenumbers
 
 from dpsynrag.data.io import Document
 
-__all__ = ["DEFAULT_PLACEHOLDER", "RedactedDocuments", "redact_identifiers"]
+__all__ = ["DEFAULT_PLACEHOLDER", "IDENTIFIER", "RedactedDocuments", "SpanFinder", "identifier_spans",
+           "merge_spans", "redact_identifiers", "replace_spans", "value_spans"]
 
 DEFAULT_PLACEHOLDER = "[REDACTED]"
 """The public text that replaces an identifier (``--identifier-placeholder``; ``identifier_placeholder``)."""
 
+IDENTIFIER = "IDENTIFIER"
+"""The entity type of a document's own identifier values in span counts."""
+
 _CJK_START = 0x2E80  # from here on (CJK, kana, hangul, ...) words are not separated by spaces
-_SPACED_WORD_CHAR = r"[^\W_\u2E80-\U0010FFFF]"  # a letter or digit of a script written with spaces
-_NOT_AFTER_WORD = rf"(?<!{_SPACED_WORD_CHAR})"  # not preceded by such a letter or digit (a CJK character may)
-_NOT_BEFORE_WORD = rf"(?!{_SPACED_WORD_CHAR})"  # not followed by such a letter or digit
+_SEP = r"[\s\-./()]*"  # what may stand between two characters of a structured value
+_EMAIL = re.compile(r"[^\s@]+@[^\s@]+\.[^\s@]+")
+_PHONE = re.compile(r"(?:\+|00)?[\d\s\-./()]+")
+_ORDER = re.compile(r"([A-Za-z]{1,5})[\s\-#./:]*(\d{4,})")  # "ORD-123456": a short prefix, then the number
+_MIN_PHONE_DIGITS, _MAX_PHONE_DIGITS = 7, 15
+_MIN_STRUCTURED = 4  # shorter values (a 3-digit code) are matched as written, not with separators
 
 
-def _bounded(edge: str) -> bool:
-    """Whether a whole-word boundary applies beside an identifier's ``edge`` character."""
-    return edge.isalnum() and ord(edge) < _CJK_START
+def _spaced_word_char(ch: str) -> bool:
+    """A letter or digit of a script written with spaces (below U+2E80)."""
+    return ch.isalnum() and ord(ch) < _CJK_START
 
 
-def _candidates(identifiers: Iterable[str]) -> list[tuple[str, bool]]:
-    """``(candidate, whole value)``: each identifier value (whole value: True) and each of its
-    whitespace-separated parts of >= 2 characters that is not all lower case (so "van", "de" are never
-    replaced alone; False), longest first."""
-    found: dict[str, bool] = {}
+def _whole_word(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is not glued to a letter or digit of a spaced script on either side
+    (checked only beside an edge character that is such a letter or digit, so a CJK name inside unspaced
+    CJK text is a whole word)."""
+    before = start == 0 or not (_spaced_word_char(text[start]) and _spaced_word_char(text[start - 1]))
+    after = end == len(text) or not (_spaced_word_char(text[end - 1]) and _spaced_word_char(text[end]))
+    return before and after
+
+
+def _spaced(chars: str) -> str:
+    return _SEP.join(re.escape(c) for c in chars)
+
+
+def _phone_body(value: str, digits: str) -> str:
+    """Every form of a phone number: ``+CC``/``00CC`` or a trunk ``0`` (also ``(0)``) before its national
+    significant number, any separators between its digits. A value without ``+`` may carry any country
+    code in the text."""
+    country, national = r"\d{1,3}", digits
+    if value.startswith(("+", "00")):
+        try:
+            number = phonenumbers.parse("+" + digits[2:] if value.startswith("00") else value, None)
+        except phonenumbers.NumberParseException:
+            number = None
+        if number is not None and number.country_code:
+            country = _spaced(str(number.country_code))
+            national = ("0" if number.italian_leading_zero else "") + str(number.national_number)
+    elif national.startswith("0"):
+        national = national[1:]  # the trunk prefix of a national number
+    return rf"(?:(?:\+|00){_SEP}{country}{_SEP})?(?:0{_SEP})?{_spaced(national)}"
+
+
+@lru_cache(maxsize=4096)
+def _matchers(value: str) -> tuple[tuple[re.Pattern, int | str], ...]:
+    """``(pattern, group)`` pairs that find ``value`` (already whitespace-normalised) however it is written;
+    ``group`` is the part of a match that is replaced (0: all of it). Built once per value."""
+    flags = re.IGNORECASE
+    if _EMAIL.fullmatch(value):
+        return ((re.compile(r"\s*@\s*".join(re.escape(p) for p in value.split("@")), flags), 0),)
+    alnum = "".join(ch for ch in value if ch.isalnum())
+    digits = "".join(ch for ch in value if ch.isdigit())
+    if digits and len(alnum) >= _MIN_STRUCTURED:
+        if _PHONE.fullmatch(value) and _MIN_PHONE_DIGITS <= len(digits) <= _MAX_PHONE_DIGITS:
+            return ((re.compile(_phone_body(value, digits)), 0),)
+        found = [(re.compile(_spaced(alnum), flags), 0)]
+        order = _ORDER.fullmatch(value)
+        if order:  # "#123456", "order no. 123456" for "ORD-123456": the number after a cue is replaced
+            prefix, number = order.groups()
+            found.append((re.compile(rf"#\s*{_spaced(number)}"), 0))
+            cue = rf"{re.escape(prefix)}\w*(?:[\s.:#-]+(?:no|nr|num|number|id|ref|is))*\.?[\s.:#-]*"
+            found.append((re.compile(rf"{cue}(?P<v>{_spaced(number)})", flags), "v"))
+        return tuple(found)
+    return ((re.compile(r"\s+".join(re.escape(p) for p in value.split(" ")), flags), 0),)
+
+
+@lru_cache(maxsize=4096)
+def _part_matcher(part: str) -> re.Pattern:
+    return re.compile(re.escape(part))
+
+
+def _finditer(pattern: re.Pattern, group: int | str, text: str) -> Iterator[tuple[int, int]]:
+    for m in pattern.finditer(text):
+        if _whole_word(text, m.start(), m.end()):
+            yield m.span(group)
+
+
+def _is_name(value: str) -> bool:
+    """A value that is neither an e-mail nor structured (no digit): its parts are names."""
+    return not any(ch.isdigit() for ch in value) and not _EMAIL.fullmatch(value)
+
+
+def value_spans(text: str, values: Iterable[str]) -> list[tuple[int, int]]:
+    """The character spans ``[start, end)`` of ``text`` holding one of ``values`` however it is written,
+    merged and in order (:func:`merge_spans`); a value's parts are not looked for on their own.
+
+    Forms found: a value with a digit and at least 4 letters or digits (IBAN, card, account, order
+    number) with any of space, ``-``, ``.``, ``/``, ``(``, ``)`` between its characters, in any capitals
+    ("GB47 NWBK 2158 ..." for "GB47NWBK2158..."); a phone number (7-15 digits, optional ``+``) also with
+    ``+CC``/``00CC`` or the trunk ``0`` (``+44 (0)20 ...``, ``020 ...``, ``+44 20 ...`` for each other); an
+    order number ``ABC-123456`` also as ``#123456`` and, after a word starting with its prefix,
+    ``order no. 123456`` (only the number replaced); an e-mail in any capitals; any other value (a name)
+    with any whitespace between its parts, in any capitals. Whole words only: not glued to a letter or
+    digit of a script written with spaces (CJK text around a value may be).
+
+    Args:
+        text: the text to search.
+        values: the values (empty or whitespace-only ones are ignored).
+    """
+    found: list[tuple[int, int]] = []
+    for value in values:
+        value = " ".join(value.split())
+        if value:
+            for pattern, group in _matchers(value):
+                found.extend(_finditer(pattern, group, text))
+    return merge_spans(found)
+
+
+def _inside(span: tuple[int, int], protected: Sequence[tuple[int, int]]) -> bool:
+    return any(s < span[1] and span[0] < e for s, e in protected)
+
+
+def identifier_spans(text: str, identifiers: Sequence[str],
+                     protected: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """The spans of ``text`` that :func:`redact_identifiers` replaces, merged and in order.
+
+    Args:
+        text: the document text.
+        identifiers: the document's own identifier values.
+        protected: spans of public strings (the PII pass's allow-list): a name's part found overlapping
+            one is kept; whole values are replaced wherever they are found.
+    """
+    found = value_spans(text, identifiers)
+    parts: set[str] = set()
     for value in identifiers:
-        parts = value.split()
-        if parts:
-            found[" ".join(parts)] = True
-            for p in parts:
-                if len(p) >= 2 and not p.islower():
-                    found.setdefault(p, False)
-    return sorted(found.items(), key=lambda c: (-len(c[0]), c[0]))
+        if _is_name(value):
+            parts.update(p for p in value.split() if len(p) >= 2 and not p.islower())
+    for part in sorted(parts):
+        found.extend(s for s in _finditer(_part_matcher(part), 0, text) if not _inside(s, protected))
+    return merge_spans(found)
 
 
-def _pattern(candidate: str, whole_value: bool) -> str:
-    body = r"\s+".join(re.escape(p) for p in candidate.split(" "))  # any run of whitespace between parts
-    if whole_value:
-        body = f"(?i:{body})"  # a whole value in any capitals: "Ada.Lee@Example.COM", "ord-123456"
-    return ((_NOT_AFTER_WORD if _bounded(candidate[0]) else "") + body
-            + (_NOT_BEFORE_WORD if _bounded(candidate[-1]) else ""))
+def merge_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` sorted, overlapping or touching ones merged into one."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def replace_spans(text: str, spans: Iterable[tuple[int, int]], placeholder: str) -> str:
+    """``text`` with each of the merged ``spans`` replaced by ``placeholder`` (taken literally)."""
+    parts, at = [], 0
+    for start, end in merge_spans(spans):
+        parts += [text[at:start], placeholder]
+        at = end
+    return "".join(parts) + text[at:] if parts else text
 
 
 def redact_identifiers(text: str, identifiers: Sequence[str], placeholder: str = DEFAULT_PLACEHOLDER) -> str:
     """``text`` with every whole-word occurrence of its document's identifiers replaced by ``placeholder``.
 
-    Replaced: each identifier value (its parts separated by any whitespace) in any capitals ("ADA.LEE@X.COM"
-    for "ada.lee@x.com"), and, case-sensitively, each whitespace-separated part of a value that has at least
-    2 characters and is not all lower case ("Li" and CJK names are, the particles "van" and "de" alone are
-    not; "Rose" is replaced, the word "rose" is not); the longest match wins. Whole word: not preceded or
-    followed by a letter or digit of a script written with spaces (below U+2E80), checked only beside an
-    edge character that is such a letter or digit, so a CJK name inside unspaced CJK text matches and so
-    does "ORD-123456" between CJK characters ("订单ORD-123456的").
+    Replaced: each identifier value however it is written (:func:`value_spans`: IBANs, phone, card and
+    order numbers with any separators and capitals, phones in international or national form, e-mails
+    and names in any capitals), and, case-sensitively, each whitespace-separated part of a *name* value
+    (one without a digit or ``@``) that has at least 2 characters and is not all lower case ("Li" and CJK
+    names are, the particles "van" and "de" alone are not; "Rose" is replaced, the word "rose" is not).
+    The parts of a structured value ("+44", "7700" of a phone number) are never replaced on their own.
+    Overlapping or touching occurrences become one placeholder.
 
     Args:
         text: the document text.
@@ -77,45 +208,87 @@ def redact_identifiers(text: str, identifiers: Sequence[str], placeholder: str =
     Returns:
         The redacted text (``text`` itself when there is nothing to replace).
     """
-    candidates = _candidates(identifiers)
-    if not candidates:
-        return text
-    return re.sub("|".join(_pattern(c, whole) for c, whole in candidates), lambda _: placeholder, text)
+    return replace_spans(text, identifier_spans(text, identifiers), placeholder)
+
+
+class SpanFinder(Protocol):
+    """What :class:`RedactedDocuments` asks the automatic pass (a :class:`~dpsynrag.data.pii.PIIRedactor`):
+    ``find(text)`` -> ``(spans, protected)``, the ``(start, end, entity type)`` spans to replace and the
+    ``(start, end)`` spans of allow-listed public strings, both a function of ``text`` alone."""
+
+    def find(self, text: str) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]: ...
 
 
 class RedactedDocuments(Sequence[Document]):
-    """A document collection whose texts are redacted each time they are read, never stored: first ``pii``
-    (when given), then each document's own identifiers (:func:`redact_identifiers`, when ``identifiers``).
-    Both are functions of that one document. Re-iterable as the wrapped collection is; memory: one document.
+    """A document collection whose texts are redacted each time they are read, never stored: the spans of
+    ``pii`` (when given) and each document's own identifiers (:func:`identifier_spans`, when
+    ``identifiers``; a name's parts are kept inside ``pii``'s allow-listed strings), both found in the
+    document's text and replaced together. Both are functions of that one document. Re-iterable as the
+    wrapped collection is; memory: one document.
 
     Args:
         documents: a re-iterable collection with ``len()`` (a list of :class:`Document` or a
             :class:`~dpsynrag.data.streaming.DocumentFile`).
         placeholder: the public replacement text.
-        identifiers: replace each document's own identifier values (``redact_identifiers``).
-        pii: a function of one text alone, e.g. :class:`~dpsynrag.data.pii.PIIRedactor` (``redact_pii``).
+        identifiers: replace each document's own identifier values.
+        pii: the automatic pass, e.g. :class:`~dpsynrag.data.pii.PIIRedactor` (``redact_pii``).
 
     Iteration and indexing (an int or a slice, where ``documents`` supports it; else ``TypeError``) give
-    ``Document(id, redacted text, identifiers)``.
+    ``Document(id, redacted text, identifiers)``. The first iteration that reaches the end counts the
+    replaced spans (:meth:`span_counts`).
     """
 
     def __init__(self, documents: Iterable[Document], placeholder: str = DEFAULT_PLACEHOLDER, *,
-                 identifiers: bool = True, pii: Callable[[str], str] | None = None):
+                 identifiers: bool = True, pii: SpanFinder | None = None):
         self.documents = documents
         self.placeholder = placeholder
         self.identifiers, self.pii = identifiers, pii
+        self._counts: dict | None = None
+
+    def redact(self, document: Document) -> tuple[Document, Counter]:
+        """``(redacted document, spans replaced per entity type)``: :data:`IDENTIFIER` for the document's
+        own values, the PII pass's entity types (``"PERSON"``, ``"PHONE_NUMBER"``, ...) for the rest; a
+        span found by both counts for each."""
+        text = document.text
+        spans, protected = self.pii.find(text) if self.pii is not None else ([], [])
+        counts = Counter(entity for _, _, entity in spans)
+        found = [(s, e) for s, e, _ in spans]
+        if self.identifiers:
+            own = identifier_spans(text, document.identifiers, protected)
+            if own:
+                counts[IDENTIFIER] += len(own)
+                found += own
+        redacted = replace_spans(text, found, self.placeholder)
+        return Document(document.id, redacted, document.identifiers, document.text_sha256), counts  # cut: kept
 
     def _redact(self, document: Document) -> Document:
-        text = document.text if self.pii is None else self.pii(document.text)
-        if self.identifiers:
-            text = redact_identifiers(text, document.identifiers, self.placeholder)
-        return Document(document.id, text, document.identifiers, document.text_sha256)  # cut at read time: kept
+        return self.redact(document)[0]
+
+    def span_counts(self) -> dict:
+        """Owner-only counts of what was replaced in the whole collection (never publish: they are not
+        DP): ``{"documents": n, "documents_with_spans": m, "spans": {entity type: count}}``. From the first
+        complete iteration, or one counting pass over the documents when none has completed yet."""
+        if self._counts is None:
+            for _ in self:
+                pass
+        return self._counts
 
     def __len__(self) -> int:
         return len(self.documents)
 
     def __iter__(self) -> Iterator[Document]:
-        return map(self._redact, self.documents)
+        counting = self._counts is None
+        total, documents, touched = Counter(), 0, 0
+        for document in self.documents:
+            redacted, counts = self.redact(document)
+            if counting:
+                total.update(counts)
+                documents += 1
+                touched += bool(counts)
+            yield redacted
+        if counting and self._counts is None:
+            self._counts = {"documents": documents, "documents_with_spans": touched,
+                            "spans": dict(sorted(total.items()))}
 
     def __getitem__(self, index):
         if isinstance(index, slice):

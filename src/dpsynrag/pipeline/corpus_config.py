@@ -39,7 +39,12 @@ class CorpusConfig(BaseModel):
             (e-mails, phone numbers, card numbers, IBANs, IP addresses, URLs, US SSNs, ...:
             :data:`~dpsynrag.data.pii.PII_ENTITIES`) by ``identifier_placeholder``
             (``--redact-pii``; :mod:`dpsynrag.data.pii`, ``pip install 'dpsynrag[pii]'``). A function of
-            each document alone: the privacy analysis is unchanged.
+            each document alone: the privacy analysis is unchanged. Its options (public configuration, each
+            needs ``redact_pii``): ``pii_entities``, the entity types to replace (None: the default
+            :data:`~dpsynrag.data.pii.PII_ENTITIES`, names and addresses included; ``--pii-entities``);
+            ``pii_allow``, public strings that must survive, found however they are written
+            (``--pii-allow``, ``--pii-allow-file``); ``pii_model``, a spaCy pipeline (installed package or
+            local folder, never downloaded) whose named entities add to the names (``--pii-model``).
         identifier_placeholder: the public text that replaces an identifier (default ``"[REDACTED]"``).
 
     All are public parameters, recorded in the manifest with the rest of the config.
@@ -59,7 +64,25 @@ class CorpusConfig(BaseModel):
     max_document_tokens: int = Field(256, ge=8)
     redact_identifiers: bool = False
     redact_pii: bool = False
+    pii_entities: Optional[tuple[str, ...]] = None
+    pii_allow: tuple[str, ...] = ()
+    pii_model: Optional[str] = None
     identifier_placeholder: str = Field(DEFAULT_PLACEHOLDER, min_length=1)
+
+    @model_validator(mode="after")
+    def _pii_options_need_the_pass(self):
+        from dpsynrag.data.pii import check_entities
+        from dpsynrag.errors import ConfigError
+
+        for name in ("pii_entities", "pii_allow", "pii_model"):
+            if getattr(self, name) and not self.redact_pii:
+                raise ValueError(f"`{name}` needs `redact_pii`.")
+        if self.pii_entities is not None:
+            try:
+                object.__setattr__(self, "pii_entities", check_entities(self.pii_entities, self.pii_model))
+            except ConfigError as exc:
+                raise ValueError(str(exc)) from exc
+        return self
 
     @model_validator(mode="after")
     def _filter_prompt_has_document(self):

@@ -329,7 +329,8 @@ class BuildRun:
         if getattr(config, "redact_pii", False):
             from dpsynrag.data.pii import PIIRedactor
 
-            pii = PIIRedactor(config.identifier_placeholder)  # a missing extra stops the build here
+            pii = PIIRedactor(config.identifier_placeholder, entities=config.pii_entities, allow=config.pii_allow,
+                              model=config.pii_model)  # a missing extra or model stops the build here
         self.writer = CorpusWriter(out_dir, overwrite=overwrite)
         self.cal = config.calibrate()  # raises before anything is loaded if the budget cannot pay
         self.filter_prompt = resolve_filter_prompt(config)
@@ -450,8 +451,9 @@ class BuildRun:
         if getattr(self.config, "redact_pii", False):
             from dpsynrag.data.pii import pii_note
 
-            if pii_note(self.config.identifier_placeholder) not in all_notes:  # a method's plan notes may have it
-                all_notes.append(pii_note(self.config.identifier_placeholder))
+            note = pii_note(self.config.identifier_placeholder, self.config.pii_entities)
+            if note not in all_notes:  # a method's plan notes may have it
+                all_notes.append(note)
         all_notes += [] if self.random.is_secure else [NOT_FOR_RELEASE_NOTE]
         report = PrivacyReport.from_accountant(accountant, delta=self.config.delta, plan=plan, parameters=parameters,
                                                secure_randomness=self.random.is_secure, notes=all_notes,
@@ -473,7 +475,7 @@ class BuildRun:
         if getattr(self.config, "redact_pii", False):
             from dpsynrag.data.pii import pii_record
 
-            record["pii"] = pii_record()
+            record["pii"] = pii_record(self.config.pii_entities, self.config.pii_allow, self.config.pii_model)
         return {**record, "placeholder": self.config.identifier_placeholder} if record else None
 
     def finish(self, records: Sequence[dict], report: PrivacyReport, **manifest) -> SyntheticCorpus:
@@ -485,7 +487,8 @@ class BuildRun:
             records, method=self.method, config=self.config, report=report, lm=self.lm, embedder=self.embedder,
             documents=self.input_documents, secure=self.random.is_secure, timings=self.timings, t_start=self.t_start,
             **({"redaction": self.redaction} if self.redaction else {}),
-            **manifest,
-        )
+            **{**manifest, **({"owner_record": {**(manifest.get("owner_record") or {}),  # owner-only span counts
+                                                 "redaction_counts": self.documents.span_counts()}}
+                              if isinstance(self.documents, RedactedDocuments) else {})})
         self.display.end(f"{corpus.manifest['num_kept']} kept texts indexed")
         return corpus
