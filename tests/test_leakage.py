@@ -109,3 +109,48 @@ def test_index_sizes_and_arguments():
     assert c.check("order ord 123456 shipped").identifiers == {0}
     with pytest.raises(ConfigError, match="`ngram_words` must be an integer >= 2"):
         LeakageChecker([], ngram_words=1)
+
+
+# ----------------------------------------------------------------------------------- dpsynrag leakage
+
+
+@pytest.fixture()
+def corpus_and_file(tmp_path):
+    from fakes import HashEmbedder
+    from servers import write_corpus
+
+    private = tmp_path / "private.jsonl"
+    private.write_text("".join(json.dumps({"id": d.id, "text": d.text, "customer": d.identifiers[0],
+                                           "iban": d.identifiers[1] if len(d.identifiers) > 1 else None}) + "\n"
+                               for d in DOCS))
+    texts = ["A replacement card arrives in 5 working days.",  # 10: clean
+             "Your IBAN starts with GB47 NWBK 2158, Ann.",  # 11: identifier fragment
+             f"Call us on {SUPPORT} to block it.",  # 12: public number
+             "Write to j.doe@mail.org",  # 13: PII pattern
+             "asks why the replacement card she ordered on Monday has still not arrived"]  # 14: copied, not kept
+    write_corpus(tmp_path / "corpus", HashEmbedder(), texts=texts, kept=[True, True, True, True, False])
+    return tmp_path / "corpus", private
+
+
+def test_leakage_command_counts_kinds_and_lists_ids(corpus_and_file):
+    corpus, private = corpus_and_file
+    args = ["leakage", str(corpus), str(private), "--identifier-field", "customer", "--identifier-field", "iban",
+            "--allow", SUPPORT, "--id-field", "id"]
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    every, kept = report["all"], report["kept"]
+    # 5 values (Ann Lee, her IBAN, Bob Stone, his phone, Cy Young); 39 distinct 8-grams (c2 and c3 share 12)
+    assert report["private"] == {"documents": 3, "identifier_values": 5, "ngrams": 39, "ngram_words": 8, "allow": 1}
+    assert every["texts"] == 5 and every["texts_with_leak"] == 3 and kept["texts"] == 4 and kept["texts_with_leak"] == 2
+    assert every["first_ids"] == {"identifier": ["11"], "pii": ["13"], "unique_ngram": ["14"], "ngram": ["10", "12", "14"]}
+    assert every["pii_by_type"] == {"iban": 0, "email": 1, "card": 0, "phone": 0}
+    table = runner.invoke(app, [*args, "--strict"])
+    assert table.exit_code == 1
+    assert "identifier values (any format, 8-character fragments of codes)" in table.stdout
+    assert "GB47" not in table.stdout and "Ann Lee" not in table.stdout
+    bad = runner.invoke(app, ["leakage", str(corpus), str(private), "--text-field", "nope"])
+    assert bad.exit_code == 2 and "missing field 'nope'" in bad.output, bad.output
+
+
+runner = CliRunner()

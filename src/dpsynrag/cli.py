@@ -2,7 +2,8 @@
 
 Commands: ``build``, ``budget`` (:mod:`dpsynrag.commands.build`: method options from the registry),
 ``query`` (:mod:`dpsynrag.commands.query`), ``report``, ``demo``, ``eval`` (:mod:`dpsynrag.commands.eval`),
-``audit``, ``ledger``, ``serve``, ``export``, ``redact`` (:mod:`dpsynrag.commands.redact`).
+``audit``, ``ledger``, ``serve``, ``export``, ``redact`` (:mod:`dpsynrag.commands.redact`), ``leakage``
+(:mod:`dpsynrag.commands.leakage`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dpsynrag.commands.build import BudgetCommand, BuildCommand  # noqa: E402
 from dpsynrag.commands.demo import demo_command  # noqa: E402
 from dpsynrag.commands.eval import eval_command  # noqa: E402
 from dpsynrag.commands.export import export_command  # noqa: E402
+from dpsynrag.commands.leakage import leakage_command  # noqa: E402
 from dpsynrag.commands.ledger import ledger_app  # noqa: E402
 from dpsynrag.commands.query import query_command  # noqa: E402
 from dpsynrag.commands.redact import redact_command  # noqa: E402
@@ -119,6 +121,7 @@ app.add_typer(ledger_app, name="ledger")  # `dpsynrag ledger show | set-budget` 
 app.command("serve")(serve_command)
 app.command("export")(export_command)
 app.command("redact")(redact_command)
+app.command("leakage")(leakage_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

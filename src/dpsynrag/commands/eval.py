@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
@@ -19,7 +20,9 @@ __all__ = ["eval_command"]
 _EVAL_FLAGS = {
     **{name: FLAGS[name] for name in ("epsilon", "delta", "seed", "model", "embedder", "task", "top_k")},
     **{name: f"--{name}" for name in ("preset", "experiment", "methods", "database", "queries", "documents",
-                                      "subset", "attacks")},
+                                      "subset", "attacks", "allow")},
+    "allow_file": "--allow-file",
+    "text_field": "--text-field", "id_field": "--id-field", "identifier_fields": "--identifier-field",
     "epsilons": "--epsilon", "epsilon_per_query": "--epsilon", "questions": "--limit", "answer_tokens": "--answer-tokens",
     "mq_m": "--m", "mq_epsilon_totals": "--epsilon-total",
 }
@@ -46,10 +49,42 @@ def _ints(text: Optional[str], name: str) -> Optional[list[int]]:
         raise typer.BadParameter(f"{name} must be comma-separated integers, found {text!r}.") from None
 
 
+def _settings(items: Optional[list[str]]) -> dict[str, Any]:
+    """``--synrag KEY=VALUE`` items: VALUE read as JSON when it is JSON (numbers, true, lists), else as text."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise typer.BadParameter(f"--synrag takes FIELD=VALUE (e.g. synthesis=phrases), found {item!r}.")
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value
+    return out
+
+
+def _corpus_fields(synrag: dict[str, Any], *, privacy_unit_field: Optional[str], identifiers: bool,
+                   redact_pii: bool, placeholder: Optional[str]) -> dict[str, Any]:
+    """The preset overrides of the corpus methods: redaction (every corpus method: identifiers when fields
+    are named, ``--redact-pii``, the placeholder), ``--privacy-unit-field`` and ``--synrag`` (DP-SynRAG)."""
+    redaction = {**({"redact_identifiers": True} if identifiers else {}), **({"redact_pii": True} if redact_pii else {}),
+                 **({"identifier_placeholder": placeholder} if placeholder is not None else {})}
+    synrag = {**redaction, **({"privacy_unit_field": privacy_unit_field} if privacy_unit_field else {}), **synrag}
+    return {"synrag": synrag or None, "dp_synth": redaction or None, "aug_pe": redaction or None}
+
+
 def eval_command(
-    task: str = typer.Option("medical", "--task", help="Task: medical | movielens | searchqa | package.module:Class."),
+    task: str = typer.Option("medical", "--task", help="Task: medical | movielens | searchqa | own (your --database FILE and --queries FILE) | package.module:Class."),
     database: Optional[Path] = typer.Option(None, "--database", help="The task's data folder or a database file (default: the task's folder under shared/)."),
-    queries: Optional[Path] = typer.Option(None, "--queries", help="Query file in the task's format (default: the task's validation split; needed with a --database file)."),
+    queries: Optional[Path] = typer.Option(None, "--queries", help="Query file in the task's format (default: the task's validation split; needed with a --database file). --task own: JSON lines with 'question' and 'answers' (the accepted answers)."),
+    text_field: str = typer.Option("text", "--text-field", help="--task own: the field holding each document's text."),
+    id_field: Optional[str] = typer.Option(None, "--id-field", help="--task own: the field holding each document's id (default: the row number)."),
+    identifier_field: Optional[list[str]] = typer.Option(None, "--identifier-field", metavar="NAME", help="--task own: a field of direct identifiers (repeat for several): redacted by the corpus builds, looked for in answers and corpora in any format."),
+    redact_pii: bool = typer.Option(False, "--redact-pii", help="Corpus builds replace the PII that rule-based recognizers find in each document (as build --redact-pii)."),
+    identifier_placeholder: Optional[str] = typer.Option(None, "--identifier-placeholder", help="Corpus builds: the public text replacing a redacted identifier (default [REDACTED])."),
+    allow: Optional[list[str]] = typer.Option(None, "--allow", metavar="TEXT", help="A public string the leakage check never counts (a support number, the company's name; repeat for several)."),
+    allow_file: Optional[Path] = typer.Option(None, "--allow-file", help="Public strings for the leakage check, one per line."),
+    synrag: Optional[list[str]] = typer.Option(None, "--synrag", metavar="FIELD=VALUE", help="A DP-SynRAG build field over the preset's (BuildConfig; repeat), e.g. --synrag synthesis=phrases."),
     privacy_unit_field: Optional[str] = typer.Option(None, "--privacy-unit-field", help="DP-SynRAG per person: the --database file's field holding each document's person key (the other methods stay per document)."),
     methods: Optional[str] = typer.Option(
         None, "--methods",
@@ -77,11 +112,14 @@ def eval_command(
     answer_endpoint: Optional[str] = typer.Option(None, "--answer-endpoint", help="OpenAI-compatible API root (e.g. http://127.0.0.1:8080/v1) answering the synthetic-corpus methods and Non-RAG; key from $DPSYNRAG_ANSWER_API_KEY. Refused with rag and dp-rag."),
     answer_model: Optional[str] = typer.Option(None, "--answer-model", help="Model name the --answer-endpoint serves."),
 ) -> None:
-    """Evaluate methods on one task: accuracy, support buckets, leakage or the multi-query curve; tables and plots."""
+    """Evaluate methods on one task, or on your own file and questions (--task own): accuracy, context recall,
+    support buckets, leakage (names, identifier values, PII, copied n-grams) or the multi-query curve; tables
+    and plots."""
     from pydantic import ValidationError
 
     from dpsynrag.eval.config import EvalConfig
     from dpsynrag.eval.experiments import run_eval
+    from dpsynrag.eval.leakage import read_public_strings
 
     console = Console(width=None if sys.stdout.isatty() else 140)
     err = Console(stderr=True)
@@ -92,7 +130,11 @@ def eval_command(
             epsilons=_floats(epsilon, "--epsilon"), delta=delta, questions=limit, documents=documents,
             subset=subset, attacks=attacks, seed=seed, top_k=top_k, answer_tokens=answer_tokens,
             mq_m=_ints(m, "--m"), mq_epsilon_totals=_floats(epsilon_total, "--epsilon-total"),
-            synrag=None if privacy_unit_field is None else {"privacy_unit_field": privacy_unit_field},
+            text_field=text_field, id_field=id_field, identifier_fields=identifier_field or (),
+            allow=list(allow or []) + (read_public_strings(allow_file) if allow_file is not None else []),
+            **_corpus_fields(
+                _settings(synrag), privacy_unit_field=privacy_unit_field, identifiers=bool(identifier_field),
+                redact_pii=redact_pii, placeholder=identifier_placeholder),
         )
         run_eval(config, progress=True, log=console.print, plots=not no_plots)
     except (DpsynragError, FileExistsError, ImportError, ValidationError) as exc:

@@ -79,6 +79,12 @@ class EvalConfig:
             instead of ``model``; both or neither. Only for methods whose answer prompts hold no private
             document: ``rag`` (its prompts quote the private documents) and ``dp-rag`` (it needs the
             model's next-token logits) are refused. The corpora are still built with ``model``.
+        text_field, id_field, identifier_fields: the fields of a ``task="own"`` document file
+            (:class:`~dpsynrag.tasks.owndata.OwnDataTask`): its text, its id (None: the row number) and its
+            direct identifiers (redacted by the corpus builds whose config says ``redact_identifiers``,
+            looked for by the leakage check). Other tasks read their own format: only the defaults.
+        allow: public strings the leakage check never counts (a support number, the company's name:
+            :class:`~dpsynrag.eval.leakage.LeakageChecker`).
     """
 
     task: str
@@ -92,9 +98,15 @@ class EvalConfig:
     embedder: str | None = None
     answer_endpoint: str | None = None
     answer_model: str | None = None
+    text_field: str = "text"
+    id_field: str | None = None
+    identifier_fields: tuple[str, ...] = ()
+    allow: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out", Path(self.out))
+        object.__setattr__(self, "identifier_fields", tuple(self.identifier_fields))
+        object.__setattr__(self, "allow", tuple(self.allow))
         object.__setattr__(self, "methods", tuple(expand_methods(self.methods)))
         if self.database is not None:
             object.__setattr__(self, "database", Path(self.database))
@@ -117,6 +129,10 @@ class EvalConfig:
         embedder: str | None = None,
         answer_endpoint: str | None = None,
         answer_model: str | None = None,
+        text_field: str = "text",
+        id_field: str | None = None,
+        identifier_fields: Sequence[str] = (),
+        allow: Sequence[str] = (),
         **overrides: Any,
     ) -> "EvalConfig":
         """A config from a preset name plus overrides of its fields (``documents=``, ``questions=``,
@@ -156,6 +172,10 @@ class EvalConfig:
             embedder=embedder,
             answer_endpoint=answer_endpoint,
             answer_model=answer_model,
+            text_field=text_field,
+            id_field=id_field,
+            identifier_fields=tuple(identifier_fields),
+            allow=tuple(allow),
         )
 
     def validate(self) -> None:
@@ -198,6 +218,19 @@ class EvalConfig:
             raise DataError(f"`database`: {str(self.database)!r} does not exist.")
         if self.queries is not None and not self.queries.is_file():
             raise DataError(f"`queries`: file {str(self.queries)!r} does not exist.")
+        if self.task == "own":
+            if self.database is None or not self.database.is_file() or self.queries is None:
+                raise ConfigError("task 'own' evaluates your own files: give `database` (a JSON-lines, CSV or "
+                                  "Parquet document file) and `queries` (JSON lines with 'question' and 'answers').")
+        elif self.text_field != "text" or self.id_field is not None or self.identifier_fields:
+            raise ConfigError(f"`text_field`, `id_field` and `identifier_fields` describe a document file of task "
+                              f"'own'; task {self.task!r} reads its own format.")
+        for name, value in (("text_field", self.text_field), ("id_field", self.id_field),
+                            *(("identifier_fields", f) for f in self.identifier_fields)):
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ConfigError(f"`{name}` must be a non-empty field name. Found {value!r}.")
+        if any(not isinstance(a, str) or not a.strip() for a in self.allow):
+            raise ConfigError("`allow` must hold non-empty strings.")
         task = get_task(self.task)  # unknown task -> ConfigError
         if task.filter_prompt is None:  # e.g. searchqa: no self-filter prompt, so no corpus may self-filter
             filtering = [m for m in self.methods if get_method(m).self_filters(p)]
@@ -222,5 +255,9 @@ class EvalConfig:
             "embedder": self.embedder,
             "answer_endpoint": self.answer_endpoint,
             "answer_model": self.answer_model,
+            "text_field": self.text_field,
+            "id_field": self.id_field,
+            "identifier_fields": list(self.identifier_fields),
+            "allow": list(self.allow),
             "preset": self.preset.to_dict(),
         }

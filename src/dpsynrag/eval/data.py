@@ -1,5 +1,5 @@
-"""The data of an evaluation run: the database subset, the questions, the attack prompts and the private
-names (:func:`load_eval_data`), with the fingerprints recorded in results.json."""
+"""The data of an evaluation run: the database subset, the questions, the attack prompts, the private
+names and the leakage index (:func:`load_eval_data`), with the fingerprints recorded in results.json."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from dpsynrag.data.io import Document, load_documents
 from dpsynrag.data.jsonl import read_jsonl
 from dpsynrag.errors import ConfigError, DataError, DpsynragError
 from dpsynrag.eval.config import EvalConfig
+from dpsynrag.eval.leakage import LeakageChecker
 from dpsynrag.eval.scoring import NameMatcher
-from dpsynrag.tasks import Query, Task, get_task, support_bucket_label
+from dpsynrag.tasks import OwnDataTask, Query, Task, get_task, support_bucket_label
 
 __all__ = ["EvalData", "load_eval_data"]
 
@@ -30,6 +31,7 @@ class EvalData:
         queries: the evaluation questions (scored).
         attacks: attack prompts (not scored; leakage only).
         matcher: the full names of the people in ``documents``.
+        checker: the leakage index of ``documents`` (identifier values, PII allow-list, n-grams), or None.
         info: how they were chosen (paths, sizes, subset rule, fingerprints), for results.json.
     """
 
@@ -38,13 +40,16 @@ class EvalData:
     queries: list[Query]
     attacks: list[Query]
     matcher: NameMatcher
+    checker: LeakageChecker | None = None
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def _fingerprint(documents: Sequence[Document]) -> str:
+def _fingerprint(documents: Sequence[Document], *, identifiers: bool = False) -> str:
     h = hashlib.sha256()
     for d in documents:
         h.update(d.id.encode("utf-8") + b"\x00" + d.text.encode("utf-8") + b"\x01")
+        if identifiers:  # task 'own': the identifier fields chosen change what a build redacts
+            h.update(b"ids\x00" + "\x00".join(d.identifiers).encode("utf-8") + b"\x01")
         if d.unit is not None:  # per person: the grouping is part of the input (cached corpora follow it)
             h.update(b"unit\x00" + d.unit.encode("utf-8") + b"\x01")
     return h.hexdigest()
@@ -75,7 +80,10 @@ def load_eval_data(config: EvalConfig) -> EvalData:
     sample in file order (``subset="random"``) or the first rows. Private names: the task's
     ``private_names`` (or, for a file, its ``patient_name``/``name``/``pseudonym`` field), restricted to
     the names that occur in the documents kept. Attacks: ``attacks`` per kind, a seeded sample of the
-    attacked diseases (same diseases for both kinds).
+    attacked diseases (same diseases for both kinds). Task ``own``: the file is read with the config's
+    ``text_field``, ``id_field`` and ``identifier_fields`` (:class:`~dpsynrag.tasks.OwnDataTask`), no names,
+    no attacks. Leakage index: :class:`~dpsynrag.eval.leakage.LeakageChecker` of the documents kept (their
+    identifier values and n-grams) with the config's ``allow`` list.
 
     Raises:
         DataError: missing or malformed files, no documents or no questions.
@@ -88,7 +96,13 @@ def load_eval_data(config: EvalConfig) -> EvalData:
     names_source = "task.private_names"
     # per person (DP-SynRAG's privacy_unit_field, --privacy-unit-field): each document's key read from the file
     unit_field = dict(p.synrag).get("privacy_unit_field")
-    if db is not None and db.is_file():
+    own = config.task == OwnDataTask.name
+    if own:  # the user's own file: its fields from the run's configuration
+        task = OwnDataTask(text_field=config.text_field, id_field=config.id_field,
+                           identifier_fields=config.identifier_fields)
+        all_docs = task.load_database(db, unit_field=unit_field)
+        names_source = "none (task 'own': identifier fields)"
+    elif db is not None and db.is_file():
         rows = read_jsonl(db) if db.suffix.lower() in (".jsonl", ".json") else None
         id_field = "id" if rows and "id" in rows[0] else None
         all_docs = load_documents(db, text_field=getattr(task, "text_field", "text"), id_field=id_field,
@@ -152,6 +166,7 @@ def load_eval_data(config: EvalConfig) -> EvalData:
     attacks_all = task.attack_queries(folder) if folder is not None or db is None else _attacks_near(task, db)
     attacks = _sample_attacks(attacks_all, p.attacks, p.subset_seed)
 
+    checker = LeakageChecker(documents, allow=config.allow)
     data_dir = None
     try:
         data_dir = str(task.data_dir(folder).resolve()) if db is None or folder is not None else str(db.resolve())
@@ -164,7 +179,7 @@ def load_eval_data(config: EvalConfig) -> EvalData:
         "documents": len(documents),
         "subset": p.subset if n < total else "all",
         "subset_seed": p.subset_seed if n < total and p.subset == "random" else None,
-        "documents_sha256": _fingerprint(documents),
+        "documents_sha256": _fingerprint(documents, identifiers=own),
         "document_ids_head": [d.id for d in documents[:10]],
         "queries": queries_path,
         "questions": len(queries),
@@ -175,9 +190,13 @@ def load_eval_data(config: EvalConfig) -> EvalData:
         "private_names": len(matcher),
         "private_names_source": names_source,
         "private_names_rule": names_rule,
+        "identifier_fields": list(task.identifier_fields),
+        "leakage_index": {"identifier_values": checker.values, "ngrams": checker.ngrams,
+                          "ngram_words": checker.ngram_words, "allow": len(config.allow)},
         "support_buckets": [support_bucket_label(int(lo), task.support_buckets) for lo, _ in task.support_buckets],
     }
-    return EvalData(task=task, documents=documents, queries=queries, attacks=attacks, matcher=matcher, info=info)
+    return EvalData(task=task, documents=documents, queries=queries, attacks=attacks, matcher=matcher,
+                    checker=checker, info=info)
 
 
 def _attacks_near(task: Task, db: Path) -> list[Query]:

@@ -15,7 +15,10 @@ Experiments:
 
 * ``main``: accuracy (case-insensitive and case-sensitive), accuracy by support bucket, context recall
   of the RAG-style methods (:func:`~dpsynrag.eval.scoring.context_recall`), leakage (benign
-  questions, targeted and repeat-the-context attacks; for synthetic corpora also names in the corpus).
+  questions, targeted and repeat-the-context attacks; for synthetic corpora also names in the corpus):
+  full names, and beyond names (``leakage.content``: identifier values in any format, PII patterns and
+  8-word n-grams of one private document, :mod:`dpsynrag.eval.leakage`; what a question holds itself does
+  not count in its answer).
 * ``audit``: the empirical privacy audit of DP-SynRAG (:func:`run_audit_experiment`; ``results-audit.json``).
 * ``multi-query``: accuracy against the number of queries m under a fixed ε_total: DP-RAG answers with
   ε_total / m per query (basic composition; the zCDP composition of the same m queries is reported
@@ -86,6 +89,10 @@ def _leakage(data: EvalData, queries: Sequence[Query], texts: Sequence[str]) -> 
                            ids=[str(q.id) for q in queries])
 
 
+def _content_leakage(data: EvalData, queries: Sequence[Query], texts: Sequence[str]) -> dict[str, Any]:
+    return data.checker.summary(texts, ids=[str(q.id) for q in queries], exclude=[q.question for q in queries])
+
+
 def _attack_leakage(data: EvalData, texts: Sequence[str]) -> dict[str, Any]:
     out: dict[str, Any] = {"all": _leakage(data, data.attacks, texts)}
     kinds = sorted({str(a.meta.get("kind", "attack")) for a in data.attacks})
@@ -123,15 +130,25 @@ def evaluate_method(h: Harness, spec: MethodSpec, *, leakage: bool = True) -> di
     }
     if leakage:
         row["leakage"] = {"benign": _leakage(data, data.queries, texts)}
+        content: dict[str, Any] = {}  # beyond names (data.checker)
+        if data.checker is not None:
+            content["benign"] = _content_leakage(data, data.queries, texts)
         if data.attacks:
             atexts, ainfo = h.answers(spec, data.attacks, prefix="a", corpus=corpus)
             row["leakage"]["attacks"] = _attack_leakage(data, atexts)
+            if data.checker is not None:
+                content["attacks"] = _content_leakage(data, data.attacks, atexts)
             row["timings"]["answer_attacks_s"] = ainfo["seconds"]
             row["answered_now"] += ainfo["answered_now"]
             if "sessions" in ainfo:  # what the answering spent (DP-RAG): the attacks' sessions include the questions'
                 qinfo["sessions"] = ainfo["sessions"]
         if corpus is not None:
             row["leakage"]["corpus"] = _corpus_names(data.matcher, corpus)
+            if data.checker is not None:  # every text of the corpus folder, kept or not
+                content["corpus"] = data.checker.summary([str(r.get("text", "")) for r in corpus.records],
+                                                         ids=[str(r.get("id", i)) for i, r in enumerate(corpus.records)])
+        if content:
+            row["leakage"]["content"] = content
     row["privacy"] = spec.impl.eval_privacy(h, spec, qinfo, corpus)
     if corpus is not None:
         row["corpus"] = {
@@ -235,8 +252,9 @@ def run_eval(
                        "error": f"{type(exc).__name__}: {exc}"}
                 log(f"    [red]failed[/]: {row['error']}")
             else:
-                log(f"    accuracy {100 * row['accuracy']:.1f}% (case-sensitive {100 * row['accuracy_case_sensitive']:.1f}%), "
-                    f"{time.time() - t:.0f} s")
+                log(f"    accuracy {100 * row['accuracy']:.1f}% (case-sensitive {100 * row['accuracy_case_sensitive']:.1f}%)"
+                    + (f", context recall {100 * row['context_recall']:.1f}%" if row.get("context_recall") is not None else "")
+                    + _leak_note(row) + f", {time.time() - t:.0f} s")
             results["methods"].append(row)
             write_json(results_path, {**results, "partial": True, "wall_seconds": time.time() - started})
     elif config.experiment == "audit":
@@ -254,6 +272,15 @@ def run_eval(
     log(f"wrote {results_path}, {out / (stem + '.md')} and {len(results['outputs']) - 1} plot(s); "
         f"wall time {results['wall_seconds']:.0f} s")
     return results
+
+
+def _leak_note(row: dict[str, Any]) -> str:
+    """``", leaking answers: 2 of 12 (identifier 1, PII 1, 8-gram 0)"`` from a row's content leakage, or ""."""
+    b = row.get("leakage", {}).get("content", {}).get("benign")
+    if not b:
+        return ""
+    return (f", leaking answers {b['texts_with_leak']} of {b['texts']} (identifier {b['identifier_texts']}, "
+            f"PII {b['pii_texts']}, 8-gram of one document {b['unique_ngram_texts']})")
 
 
 def _compute_seconds(results: dict[str, Any]) -> float:

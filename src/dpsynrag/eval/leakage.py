@@ -36,18 +36,20 @@ finding. Reports hold counts and text ids, never the private values.
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from dpsynrag.data.io import Document
-from dpsynrag.errors import ConfigError
+from dpsynrag.errors import ConfigError, DataError
 
 __all__ = ["CODE_DIGITS", "FRAGMENT_CHARS", "KINDS", "MIN_VALUE_CHARS", "NGRAM_WORDS", "PII_TYPES", "LeakageChecker",
-           "TextLeaks", "pii_matches"]
+           "TextLeaks", "corpus_leakage", "pii_matches", "read_public_strings"]
 
 FRAGMENT_CHARS = 8
 """Consecutive characters of a code-like identifier value's stream that count as a leak of it."""
@@ -336,6 +338,38 @@ class LeakageChecker:
         return {"texts": n, "texts_with_leak": leaking, "leak_rate": leaking / n if n else 0.0,
                 **{f"{k}_texts": counts[k] for k in KINDS}, "identifier_values": len(values),
                 "pii_by_type": by_type, "first_ids": first}
+
+
+def read_public_strings(path: str | os.PathLike[str]) -> list[str]:
+    """The public strings of a text file, one per line (``--allow-file``), stripped, blank lines skipped.
+
+    Raises:
+        DataError: the file cannot be read as UTF-8 text.
+    """
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"`allow_file` {str(path)!r}: cannot read it as UTF-8 text ({type(exc).__name__}).") from None
+    return [line.strip() for line in lines if line.strip()]
+
+
+def corpus_leakage(corpus, checker: LeakageChecker, *, show: int = 5) -> dict:
+    """The leakage of a synthetic corpus's texts (the owner-side ``dpsynrag leakage`` command).
+
+    Args:
+        corpus: a :class:`~dpsynrag.corpus.SyntheticCorpus` (its ``records``: ``id``, ``text``, ``kept``).
+        checker: the index of the private collection the corpus was built from.
+        show: ids of leaking texts listed per kind.
+
+    Returns:
+        ``{"all": summary, "kept": summary}``: :meth:`LeakageChecker.summary` of every text of the corpus
+        folder and of the kept ones (what retrieval serves), ids = the records' ids.
+    """
+    records = list(corpus.records)
+    kept = [r for r in records if r.get("kept")]
+    return {name: checker.summary([str(r.get("text", "")) for r in rows],
+                                  ids=[str(r.get("id", i)) for i, r in enumerate(rows)], show=show)
+            for name, rows in (("all", records), ("kept", kept))}
 
 
 def _edge_before(text: str, i: int) -> bool:

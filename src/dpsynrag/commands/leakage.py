@@ -1,0 +1,85 @@
+"""``dpsynrag leakage``: the owner's check of a corpus folder against the private file it was built from
+(identifier values in any format, PII patterns, copied n-grams: :mod:`dpsynrag.eval.leakage`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from dpsynrag.commands.common import console, err_console, fail
+from dpsynrag.errors import DpsynragError
+
+__all__ = ["leakage_command"]
+
+_FLAGS = {"text_field": "--text-field", "id_field": "--id-field", "identifier_fields": "--identifier-field",
+          "ngram_words": "--ngram-words", "allow_file": "--allow-file"}
+_LABELS = {"identifier": "identifier values (any format, 8-character fragments of codes)",
+           "pii": "PII patterns not allow-listed (IBAN, e-mail, card, phone)",
+           "unique_ngram": "n-grams of exactly one private document",
+           "ngram": "n-grams of any private document (shared phrases; not a leak alone)"}
+
+
+def leakage_command(
+    corpus_dir: Path = typer.Argument(..., help="A corpus folder made by `dpsynrag build`."),
+    private_file: Path = typer.Argument(..., help="The private file it was built from (JSON lines, CSV, Parquet)."),
+    text_field: str = typer.Option("text", "--text-field", help="The field holding each document's text."),
+    id_field: Optional[str] = typer.Option(None, "--id-field", help="The field holding each document's id (checked for duplicates only)."),
+    identifier_field: Optional[list[str]] = typer.Option(None, "--identifier-field", metavar="NAME", help="A field of direct identifiers whose values are looked for in any format (repeat for several)."),
+    allow: Optional[list[str]] = typer.Option(None, "--allow", metavar="TEXT", help="A public string that never counts (a support number, the company's name; repeat for several)."),
+    allow_file: Optional[Path] = typer.Option(None, "--allow-file", help="Public strings, one per line."),
+    ngram_words: int = typer.Option(8, "--ngram-words", help="Words of a copied n-gram (>= 2)."),
+    show: int = typer.Option(5, "--show", help="Ids of offending corpus texts listed per kind."),
+    as_json: bool = typer.Option(False, "--json", help="Print the counts and ids as JSON."),
+    strict: bool = typer.Option(False, "--strict", help="Exit with code 1 when a corpus text leaks."),
+) -> None:
+    """Check a corpus for leaks of its private file: counts per kind and the first offending texts' ids.
+
+    For the data owner's console: it reads the private file (nothing is written, nothing is spent) and prints
+    counts and corpus text ids, never a private value."""
+    from dpsynrag.corpus import SyntheticCorpus
+    from dpsynrag.data.io import iter_documents
+    from dpsynrag.eval.leakage import LeakageChecker, corpus_leakage, read_public_strings
+
+    try:
+        values = list(allow or []) + (read_public_strings(allow_file) if allow_file is not None else [])
+        corpus = SyntheticCorpus.load(corpus_dir)
+        checker = LeakageChecker(iter_documents(private_file, text_field=text_field, id_field=id_field,
+                                                identifier_fields=identifier_field or ()),
+                                 allow=values, ngram_words=ngram_words)
+        result = corpus_leakage(corpus, checker, show=max(show, 0))
+    except DpsynragError as exc:
+        fail(exc, _FLAGS)
+        return
+    result["private"] = {"documents": checker.documents, "identifier_values": checker.values,
+                         "ngrams": checker.ngrams, "ngram_words": ngram_words, "allow": len(values)}
+    leaking = result["all"]["texts_with_leak"]
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+    else:
+        _print(result, ngram_words)
+    if strict and leaking:
+        raise typer.Exit(code=1)
+
+
+def _print(result: dict, ngram_words: int) -> None:
+    p, every, kept = result["private"], result["all"], result["kept"]
+    console.print(f"private file: {p['documents']} documents, {p['identifier_values']} identifier values, "
+                  f"{p['ngrams']} distinct {ngram_words}-word n-grams; {p['allow']} public strings allowed")
+    table = Table(title="corpus texts with a leak", title_justify="left")
+    for column in ("kind", "all texts", "kept texts", "first ids (all texts)"):
+        table.add_column(column)
+    for kind, label in _LABELS.items():
+        table.add_row(label.replace("n-grams", f"{ngram_words}-word n-grams"), f"{every[f'{kind}_texts']} / {every['texts']}",
+                      f"{kept[f'{kind}_texts']} / {kept['texts']}", ", ".join(every["first_ids"][kind]) or "–")
+    table.add_row("leaking (identifier, PII or one document's n-gram)", f"{every['texts_with_leak']} / {every['texts']}",
+                  f"{kept['texts_with_leak']} / {kept['texts']}", "")
+    console.print(table)
+    by_type = ", ".join(f"{k} {v}" for k, v in every["pii_by_type"].items() if v)
+    if by_type:
+        console.print(f"PII patterns by type (texts): {by_type}")
+    err_console.print("[yellow]note:[/] ids of corpus texts only, for the owner's console: the private values "
+                      "are not printed.")
