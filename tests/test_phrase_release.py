@@ -1,0 +1,328 @@
+"""Phrase synthesis (issue 41, deliverable 2): the per-document phrase sets, the DP phrase release (sensitivity,
+threshold, δ), its calibration and plan (Theorem 1 with m/(2σ_p²) in place of T/2·(c/τ)², cross-checked with
+dp-accounting), and builds with the tiny model: shared phrases come out, a phrase of one document does not,
+the report and ledger are the plan, one member row per person."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+from fakes import HashEmbedder
+from scipy.stats import binom
+
+import dpsynrag.pipeline.build as build_module
+from dpsynrag.data.io import Document
+from dpsynrag.errors import ConfigError, InfeasibleBudgetError
+from dpsynrag.pipeline.build import build_corpus
+from dpsynrag.pipeline.config import BuildConfig
+from dpsynrag.pipeline.phrases import document_phrases, phrase_spans, phrase_text, segment_tokens
+from dpsynrag.privacy.accountant import ZCDPAccountant
+from dpsynrag.privacy.calibration import calibrate
+from dpsynrag.privacy.conversions import epsilon_from_rho
+from dpsynrag.privacy.discrete import discrete_gaussian_tail
+from dpsynrag.privacy.phrase_release import phrase_noise, release_phrases
+from dpsynrag.rng import SeededRandom
+
+FACT = "The international transfer fee is 15 EUR for every payment abroad."
+
+
+# ------------------------------------------------------------------------------------- phrase sets
+
+
+def test_tokens_keep_numbers_currency_and_commas():
+    assert segment_tokens("Fee: €15.00, or 20% off!\nCall Ann's line; done.") == [
+        ["fee"], ["€15.00,", "or", "20%", "off"], ["call", "ann's", "line"], ["done"]]
+
+
+def test_phrases_are_the_documents_own_ngrams_capped_and_ranked():
+    text = "Dear bank, the transfer fee is 15 EUR. I am Ann from Leeds and I want the card."
+    every = document_phrases(text, n=3, max_phrases=1000)
+    # all distinct 3-grams inside each sentence (none across the full stop), minus stop-word-only ones
+    assert set(every) == {"dear bank, the", "bank, the transfer", "the transfer fee", "transfer fee is", "fee is 15",
+                          "is 15 eur", "i am ann", "am ann from", "ann from leeds", "from leeds and",
+                          "leeds and i", "and i want", "i want the", "want the card"}
+    for m in (1, 4, 7):
+        capped = document_phrases(text, n=3, max_phrases=m)
+        assert capped == every[:m] and len(set(capped)) == m  # the first m of one public order
+    # the released keyword's phrases first, then rarity (wordfreq), then the earlier position
+    first = document_phrases(text, n=3, max_phrases=3, keyword="fee")
+    assert set(first) == {"the transfer fee", "transfer fee is", "fee is 15"}
+    assert document_phrases(text, n=3, max_phrases=2)[0] == "ann from leeds"  # "leeds" is the rarest word
+
+
+def test_phrases_are_a_function_of_the_document_alone():
+    """The same document gives the same set whatever other documents were read before (no corpus statistic,
+    no state carried between calls), and a placeholder-only or stop-word-only n-gram is never a phrase."""
+    rng = random.Random(0)
+    words = FACT.split() + ["alpha", "beta", "gamma", "[REDACTED]", "of", "the", "and"]
+    docs = [" ".join(rng.choice(words) for _ in range(rng.randint(3, 30))) for _ in range(60)]
+    alone = {d: document_phrases(d, n=4, max_phrases=5, placeholder="[REDACTED]") for d in docs}
+    for order in range(3):
+        rng.shuffle(docs)
+        assert all(document_phrases(d, n=4, max_phrases=5, placeholder="[REDACTED]") == alone[d] for d in docs)
+    assert document_phrases("of the [REDACTED] and [REDACTED] the of", n=2, max_phrases=9,
+                            placeholder="[REDACTED]") == ()
+
+
+def test_text_chains_overlapping_phrases_in_count_order():
+    released = {"the fee is": 30, "fee is 15": 20, "is 15 eur": 12, "card arrives in": 40, "in 5 days": 9}
+    assert phrase_spans(released, n=3) == [["card", "arrives", "in"], ["the", "fee", "is", "15", "eur"],
+                                           ["in", "5", "days"]]
+    assert phrase_text(released, n=3) == "Card arrives in. The fee is 15 eur. In 5 days."
+    assert phrase_text({}, n=3) == ""
+
+
+# ----------------------------------------------------------------------------------- the mechanism
+
+
+def _counts(sets, m):
+    return Counter(p for s in sets for p in dict.fromkeys(list(s)[:m]))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_one_member_moves_the_counts_by_at_most_sqrt_m(seed):
+    """Add/remove one member: the count vector moves by exactly sqrt(|P(d)|) <= sqrt(m) in L2, whatever the
+    others hold (each of its at most m distinct phrases moves one count by 1)."""
+    rng = random.Random(seed)
+    m = 6
+    vocab = FACT.lower().split() + [f"w{i}" for i in range(12)]
+    docs = [" ".join(rng.choice(vocab) for _ in range(rng.randint(4, 25))) for _ in range(30)]
+    sets = [document_phrases(d, n=2, max_phrases=m) for d in docs]
+    for i in range(len(docs)):
+        a, b = _counts(sets, m), _counts(sets[:i] + sets[i + 1:], m)
+        diff = np.array([a[p] - b[p] for p in set(a) | set(b)])
+        assert set(diff.tolist()) <= {0, 1} and math.sqrt((diff**2).sum()) == math.sqrt(len(sets[i])) <= math.sqrt(m)
+
+
+def test_release_caps_each_member_and_charges_the_event_first():
+    acc = ZCDPAccountant()
+    many = [[f"p{i}" for i in range(50)]] * 40  # 40 members with 50 phrases each: only the first 4 count
+    out = release_phrases(many, max_phrases=4, sigma=1.0, threshold=10.0, accountant=acc, random=SeededRandom(0))
+    assert set(out) == {"p0", "p1", "p2", "p3"} and all(abs(v - 40) < 8 for v in out.values())
+    (entry,) = acc.ledger
+    assert entry.event.name == "phrase release" and entry.event.rho == 4 / 2
+    assert entry.event.delta == pytest.approx(4 * discrete_gaussian_tail(1.0, 10), rel=1e-12)
+    broke = ZCDPAccountant(rho_budget=1.0)
+    with pytest.raises(Exception, match="budget"):
+        release_phrases(many, max_phrases=4, sigma=1.0, threshold=10.0, accountant=broke, random=SeededRandom(0))
+
+
+def test_threshold_and_delta_closed_form():
+    """τ_p is the smallest integer with m · P[Z >= τ_p] <= δ_p (Z the discrete Gaussian), σ_p = sqrt(m/(2ρ))."""
+    for m, rho, delta in ((16, 0.4, 5e-5), (4, 2.0, 1e-4), (64, 0.1, 1e-6)):
+        sigma, tau = phrase_noise(m, rho, delta)
+        assert sigma == pytest.approx(math.sqrt(m / (2 * rho)), rel=1e-15) and tau == int(tau) >= 1
+        assert m * discrete_gaussian_tail(sigma, int(tau)) <= delta < m * discrete_gaussian_tail(sigma, int(tau) - 1)
+
+
+def test_a_phrase_of_one_document_is_not_released_at_the_planned_delta():
+    """1,000 seeded releases of a cluster where one member holds m = 16 phrases nobody else has (the demo's
+    plan: σ_p = 2.006, τ_p = 9). Each such phrase passes with p = P[Z >= 9] (δ_p/m = 9.3e-6), so the 16,000
+    draws release one with mean 0.15; the test fails at 3 or more, which a correct mechanism does with
+    probability binom.sf(2, 16000, p) < 6e-4 (asserted below). The 20 shared phrases (count 30) always pass."""
+    cal = BuildConfig(**DEMO_PHRASES).calibrate()
+    m, sigma, tau = cal.phrase_max, cal.phrase_sigma, cal.phrase_threshold
+    assert (m, round(sigma, 3), tau) == (16, 2.006, 9.0)
+    p = discrete_gaussian_tail(sigma, int(tau))
+    assert binom.sf(2, 1000 * m, p) < 6e-4
+    shared = [f"shared {j}" for j in range(20)]
+    members = [shared[:16]] * 30 + [[f"own {j}" for j in range(16)]]
+    leaked = released_shared = 0
+    rng = SeededRandom(2024)
+    for run in range(1000):
+        out = release_phrases(members, max_phrases=m, sigma=sigma, threshold=tau, accountant=ZCDPAccountant(),
+                              random=rng.child(f"run-{run}"))
+        leaked += sum(k.startswith("own") for k in out)
+        released_shared += sum(k.startswith("shared") for k in out)
+    assert leaked <= 2 and released_shared == 1000 * 16
+
+
+# ---------------------------------------------------------------------------------- calibration, plan
+
+DEMO_PHRASES = dict(epsilon=10.0, delta=1e-3, K=1, R=48, L=1, k=40, extractor="rarity", open_vocabulary=True,
+                    synthesis="phrases", phrase_max=16, phrase_n=4, threshold_excess_weight=0.25)
+
+
+@pytest.mark.parametrize("K, L, m, share", [(10, 5, 16, 2.5e-4), (1, 1, 8, 1e-4), (3, 2, 32, 5e-4)])
+def test_plan_is_theorem_1_with_the_phrase_release(K, L, m, share):
+    cal = calibrate(epsilon=10.0, delta=1e-3, K=K, L=L, phrase_max=m, phrase_delta=share)
+    rho = K / (2 * cal.sigma_hist**2) + L * (cal.epsilon_theta**2 / 8 + 1 / (2 * cal.sigma_embed**2)
+                                             + m / (2 * cal.phrase_sigma**2))
+    plan = cal.plan(num_clusters=500)
+    assert plan.rho == pytest.approx(rho, rel=1e-12) and rho == pytest.approx(cal.rho_total, rel=1e-9)
+    assert cal.rho_total == pytest.approx(epsilon_rho(10.0, 1e-3 - share), rel=1e-12)  # δ share out first
+    # δ terms: L clusters' δ_p, each m · P[Z >= τ_p] <= share / L
+    assert plan.delta == pytest.approx(L * m * discrete_gaussian_tail(cal.phrase_sigma, int(cal.phrase_threshold)))
+    assert plan.delta <= share and cal.delta_terms == pytest.approx(plan.delta, rel=1e-12)
+    assert epsilon_from_rho(plan.rho, 1e-3 - plan.delta) <= 10.0
+    assert cal.clip is None and "clip" not in cal.to_dict() and cal.to_dict()["phrase_max"] == m
+
+
+def epsilon_rho(epsilon, delta):
+    from dpsynrag.privacy.conversions import rho_from_epsilon
+
+    return rho_from_epsilon(epsilon, delta)
+
+
+def test_plan_converts_like_dp_accounting():
+    """The phrase plan's ρ through Google's dp-accounting (RDP accountant on a ZCDpEvent) at the δ left after
+    the δ terms: within 1% of the tight conversion, below Bun–Steinke, below the target."""
+    import dp_accounting
+
+    config = BuildConfig(**DEMO_PHRASES)
+    plan = config.plan()
+    rest = 1e-3 - plan.delta
+    accountant = dp_accounting.rdp.RdpAccountant()
+    accountant.compose(dp_accounting.ZCDpEvent(plan.rho))
+    rdp = accountant.get_epsilon(rest)
+    assert rdp == pytest.approx(epsilon_from_rho(plan.rho, rest, conversion="cks"), rel=0.01)
+    assert rdp <= epsilon_from_rho(plan.rho, rest) <= 10.0
+
+
+def test_bad_phrase_parameters_are_refused():
+    with pytest.raises(ConfigError, match="phrase_delta"):
+        calibrate(epsilon=10.0, delta=1e-3, phrase_max=8)
+    with pytest.raises(ConfigError, match="phrase_max"):
+        calibrate(epsilon=10.0, delta=1e-3, phrase_delta=1e-4)
+    with pytest.raises(ConfigError, match="smaller than `delta`"):
+        calibrate(epsilon=10.0, delta=1e-3, phrase_max=8, phrase_delta=1e-3)
+    with pytest.raises(ConfigError, match="svt_max_paid"):
+        calibrate(epsilon=10.0, delta=1e-3, phrase_max=8, phrase_delta=1e-4, svt_max_paid=3)
+    with pytest.raises(InfeasibleBudgetError):
+        calibrate(epsilon=0.05, delta=1e-3, phrase_max=8, phrase_delta=1e-4)
+    with pytest.raises(ValueError, match="synthesis"):
+        BuildConfig(epsilon=10.0, delta=1e-3, phrase_max=8)
+    with pytest.raises(ValueError, match="group_size"):
+        BuildConfig(epsilon=10.0, delta=1e-3, synthesis="phrases", group_size=4)
+    assert BuildConfig(epsilon=10.0, delta=1e-3, synthesis="phrases").phrase_share == 2.5e-4
+
+
+# ------------------------------------------------------------------------------------ builds (tiny)
+
+SHARED = "the replacement card arrives in 5 working days"
+BUILD = dict(epsilon=10.0, delta=1e-3, K=1, R=4, L=1, k=40, extractor="rarity", open_vocabulary=True,
+             synthesis="phrases", phrase_max=8, phrase_n=4, self_filter=False, seed=0, max_document_tokens=48,
+             threshold_excess_weight=0.25)
+
+
+def _docs(n=60, seed=0):
+    rng = random.Random(seed)
+    openers = ["Hello,", "Hi team,", "Dear support,", "Good morning,"]
+    return [f"{rng.choice(openers)} my card zorblecard broke. I read that {SHARED}. My code is q{i}x{i * 7}y "
+            f"and my street is Street{i}." for i in range(n)]
+
+
+def test_build_releases_shared_phrases_not_own_ones_and_reports_the_plan(tmp_path, tiny_lm):
+    corpus = build_corpus(_docs(), tmp_path / "c", BuildConfig(**BUILD), lm=tiny_lm, embedder=HashEmbedder())
+    texts = [r["text"] for r in corpus.records]
+    assert any("replacement card arrives in 5" in t for t in texts)  # shared by all 60: released, chained
+    assert not any("street" in t.lower() or "q1x" in t for t in texts)  # one document's own words
+    privacy = corpus.manifest["privacy"]
+    plan = BuildConfig(**BUILD).plan()
+    assert privacy["rho_total"] == plan.rho and privacy["delta_terms"] == plan.delta
+    assert privacy["epsilon"] == epsilon_from_rho(plan.rho, 1e-3 - plan.delta) <= 10.0
+    branch = privacy["mechanisms"][1]["branch"]["events"]
+    assert [e["name"] for e in branch] == ["cluster embedding sum", "similarity threshold", "phrase release"]
+    assert branch[2]["l2_sensitivity"] == math.sqrt(8) and branch[2]["threshold"] == plan.events[1].branch.events[2].threshold
+    assert corpus.manifest["decoding"]["decoding"] == "phrase release"
+
+
+def test_one_member_row_per_person_gives_the_phrase_sets(tmp_path, tiny_lm, monkeypatch):
+    """Per person: each cluster's phrase sets come from one member row per person (its one document), so the
+    m cap (and √m) holds per person although persons have 3 documents each."""
+    calls = []
+    real = build_module.document_phrases
+
+    def spy(text, **kw):
+        calls.append((kw["keyword"], text))
+        return real(text, **kw)
+
+    monkeypatch.setattr(build_module, "document_phrases", spy)
+    texts = _docs(90)
+    docs = [Document(id=str(i), text=t, unit=f"p{i % 30}") for i, t in enumerate(texts)]
+    unit_of = {t: d.unit for t, d in zip(texts, docs)}
+    build_corpus(docs, tmp_path / "p", BuildConfig(**BUILD, privacy_unit_field="person"), lm=tiny_lm,
+                 embedder=HashEmbedder())
+    assert calls
+    for keyword in {k for k, _ in calls}:
+        units = [unit_of[t] for k, t in calls if k == keyword]
+        assert len(units) == len(set(units)) <= 30
+
+
+def test_ledger_charge_is_the_plan(tmp_path, tiny_lm):
+    from dpsynrag.privacy.ledger import PrivacyLedger
+
+    ledger = PrivacyLedger(tmp_path / "ledger")
+    build_corpus(_docs(), tmp_path / "c", BuildConfig(**BUILD), lm=tiny_lm, embedder=HashEmbedder(), ledger=ledger)
+    plan = BuildConfig(**BUILD).plan()
+    (release,) = [r for d in ledger.datasets() for r in ledger.releases(d)]
+    assert release.rho == plan.rho and release.delta_terms == plan.delta
+
+
+# ------------------------------------------------------------------------- the audit's broken control
+
+
+@pytest.fixture()
+def broken_phrase_release(monkeypatch):
+    """The control: the phrase release with its threshold removed (every observed phrase released with its noisy
+    count), while the accountant is charged as usual and the report still claims the configured ε. Injected
+    here, never a switch of the shipped code. Returns the list of its calls."""
+    real = build_module.release_phrases
+    calls = []
+
+    def broken(phrase_sets, **kwargs):
+        real(phrase_sets, **kwargs)  # the honest mechanism's accounting, output discarded
+        calls.append(1)
+        return {p: 1 for s in phrase_sets for p in list(s)[:kwargs["max_phrases"]]}
+
+    monkeypatch.setattr(build_module, "release_phrases", broken)
+    return calls
+
+
+def _audit_documents(n=80):
+    """Medical Synth-like records of distinct patients, two invented diseases (as tests/test_audit.py)."""
+    from dpsynrag.tasks.medical_source import medical_document_text
+
+    names = [f"{a} {b}" for a in ("Anna", "Peter", "Maria", "Lucas", "Emma", "Noah", "Julia", "Felix")
+             for b in ("Miller", "Rossi", "Keller", "Weber", "Costa", "Novak", "Larsen", "Dubois", "Jansen", "Moreau")]
+    symptoms = [["Fatigue", "Dizziness", "Fever"], ["Cough", "Headache", "Nausea"]]
+    diseases, treatments = ["Flibberflux", "Snurfleosis"], ["Giggle Drops", "Tummy Tickle Therapy"]
+    return [medical_document_text(names[i % len(names)], diseases[i % 2], symptoms[i % 2], treatments[i % 2])
+            for i in range(n)]
+
+
+AUDIT_PHRASES = dict(K=8, R=400, L=1, k=5, outlier_removal=False, match_text=True, open_vocabulary=True, extractor="rarity", self_filter=False,
+                     task="medical", seed=0, max_document_tokens=64, synthesis="phrases", phrase_max=8)
+
+
+def test_audit_catches_the_phrase_release_without_threshold(tmp_path, tiny_lm, broken_phrase_release):
+    """With the threshold removed, the secret of every included canary in a cluster (its rarest word, so in its
+    phrases) comes out in that cluster's text, and the one-run bound exceeds the claim ε = 1."""
+    from dpsynrag.audit import run_audit
+
+    config = BuildConfig(epsilon=1.0, delta=1e-3, split="fractions", **AUDIT_PHRASES)
+    result = run_audit(_audit_documents(400), tmp_path / "a", config, canaries=40, seed=1, lm=tiny_lm,
+                       embedder=HashEmbedder())
+    assert broken_phrase_release
+    # K = 8 releases template words ("diagnosis") and match_text puts every canary in a cluster; an included
+    # canary's secret comes out verbatim unless its rarer symptom phrases fill its 8 (3 of 20 here)
+    assert result.guesses == 20 and result.correct == 19
+    included = [d for d in result.details if d["included"]]
+    assert not any(d["exact"] for d in result.details if not d["included"])
+    assert len(included) == 20 and sum(d["exact"] >= 1 for d in included) == 17  # secrets of one document, out
+    assert result.refuted and result.epsilon_lower_bound > 1.0
+
+
+def test_audit_passes_the_honest_phrase_release(tmp_path, tiny_lm):
+    """The same design on the honest phrase release at ε = 10: no secret comes out, the claim stands (seeded;
+    a bound above the claim has probability at most 5% over the audit's coins for a correct build)."""
+    from dpsynrag.audit import run_audit
+
+    config = BuildConfig(epsilon=10.0, delta=1e-3, **AUDIT_PHRASES)
+    result = run_audit(_audit_documents(), tmp_path / "a", config, canaries=40, seed=1, lm=tiny_lm,
+                       embedder=HashEmbedder())
+    assert all(d["exact"] == 0 for d in result.details) and not result.refuted
