@@ -85,7 +85,7 @@ def test_eval_own_file_from_the_command_line(tmp_path, owndata, echo_models):
     result = runner.invoke(app, [
         "eval", "--task", "own", "--database", str(records), "--queries", str(questions), "--text-field", "message",
         "--id-field", "rid", "--identifier-field", "customer", "--identifier-field", "iban",
-        "--allow", "+44 20 7946 0000", "--methods", "non-rag,rag,dp-synrag", "--out", str(out), "--no-plots",
+        "--pii-allow", "+44 20 7946 0000", "--methods", "non-rag,rag,dp-synrag", "--out", str(out), "--no-plots",
         "--synrag", "R=3", "--synrag", "k=8", "--synrag", "T=4", "--synrag", "max_document_tokens=48",
         "--answer-tokens", "4", "--top-k", "1"])
     assert result.exit_code == 0, result.output

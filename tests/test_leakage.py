@@ -135,7 +135,7 @@ def corpus_and_file(tmp_path):
 def test_leakage_command_counts_kinds_and_lists_ids(corpus_and_file):
     corpus, private = corpus_and_file
     args = ["leakage", str(corpus), str(private), "--identifier-field", "customer", "--identifier-field", "iban",
-            "--allow", SUPPORT, "--id-field", "id"]
+            "--pii-allow", SUPPORT, "--id-field", "id"]
     result = runner.invoke(app, [*args, "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)

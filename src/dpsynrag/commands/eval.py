@@ -20,8 +20,8 @@ __all__ = ["eval_command"]
 _EVAL_FLAGS = {
     **{name: FLAGS[name] for name in ("epsilon", "delta", "seed", "model", "embedder", "task", "top_k")},
     **{name: f"--{name}" for name in ("preset", "experiment", "methods", "database", "queries", "documents",
-                                      "subset", "attacks", "allow")},
-    "allow_file": "--allow-file",
+                                      "subset", "attacks")},
+    "allow": "--pii-allow", "allow_file": "--pii-allow-file",
     "text_field": "--text-field", "id_field": "--id-field", "identifier_fields": "--identifier-field",
     "epsilons": "--epsilon", "epsilon_per_query": "--epsilon", "questions": "--limit", "answer_tokens": "--answer-tokens",
     "mq_m": "--m", "mq_epsilon_totals": "--epsilon-total",
@@ -63,12 +63,11 @@ def _settings(items: Optional[list[str]]) -> dict[str, Any]:
     return out
 
 
-def _corpus_fields(synrag: dict[str, Any], *, privacy_unit_field: Optional[str], identifiers: bool,
-                   redact_pii: bool, placeholder: Optional[str]) -> dict[str, Any]:
-    """The preset overrides of the corpus methods: redaction (every corpus method: identifiers when fields
-    are named, ``--redact-pii``, the placeholder), ``--privacy-unit-field`` and ``--synrag`` (DP-SynRAG)."""
-    redaction = {**({"redact_identifiers": True} if identifiers else {}), **({"redact_pii": True} if redact_pii else {}),
-                 **({"identifier_placeholder": placeholder} if placeholder is not None else {})}
+def _corpus_fields(synrag: dict[str, Any], redaction: dict[str, Any], privacy_unit_field: Optional[str]) -> dict[str, Any]:
+    """The preset overrides of the corpus methods: ``redaction`` (every corpus method; the fields
+    :func:`~dpsynrag.commands.redact.redaction_fields` gives, None: not typed), ``--privacy-unit-field`` and
+    ``--synrag`` (DP-SynRAG)."""
+    redaction = {k: v for k, v in redaction.items() if v is not None}
     synrag = {**redaction, **({"privacy_unit_field": privacy_unit_field} if privacy_unit_field else {}), **synrag}
     return {"synrag": synrag or None, "dp_synth": redaction or None, "aug_pe": redaction or None}
 
@@ -79,11 +78,13 @@ def eval_command(
     queries: Optional[Path] = typer.Option(None, "--queries", help="Query file in the task's format (default: the task's validation split; needed with a --database file). --task own: JSON lines with 'question' and 'answers' (the accepted answers)."),
     text_field: str = typer.Option("text", "--text-field", help="--task own: the field holding each document's text."),
     id_field: Optional[str] = typer.Option(None, "--id-field", help="--task own: the field holding each document's id (default: the row number)."),
-    identifier_field: Optional[list[str]] = typer.Option(None, "--identifier-field", metavar="NAME", help="--task own: a field of direct identifiers (repeat for several): redacted by the corpus builds, looked for in answers and corpora in any format."),
-    redact_pii: bool = typer.Option(False, "--redact-pii", help="Corpus builds replace the PII that rule-based recognizers find in each document (as build --redact-pii)."),
-    identifier_placeholder: Optional[str] = typer.Option(None, "--identifier-placeholder", help="Corpus builds: the public text replacing a redacted identifier (default [REDACTED])."),
-    allow: Optional[list[str]] = typer.Option(None, "--allow", metavar="TEXT", help="A public string the leakage check never counts (a support number, the company's name; repeat for several)."),
-    allow_file: Optional[Path] = typer.Option(None, "--allow-file", help="Public strings for the leakage check, one per line."),
+    identifier_field: Optional[list[str]] = typer.Option(None, "--identifier-field", metavar="NAME", help="--task own: a field of direct identifiers (repeat for several): redacted by every corpus build, looked for in answers and corpora in any format."),
+    redact_pii: bool = typer.Option(False, "--redact-pii", help="Every corpus build replaces the personal identifiers found in each document's text first (as build --redact-pii)."),
+    pii_entities: Optional[str] = typer.Option(None, "--pii-entities", metavar="A,B", help="Entity types --redact-pii replaces, comma-separated (as build --pii-entities)."),
+    pii_allow: Optional[list[str]] = typer.Option(None, "--pii-allow", metavar="TEXT", help="A public string (your support number, your company's name; repeat for several): the leakage check never counts it, and --redact-pii keeps it."),
+    pii_allow_file: Optional[Path] = typer.Option(None, "--pii-allow-file", metavar="FILE", help="A UTF-8 file of public strings as --pii-allow, one a line."),
+    pii_model: Optional[str] = typer.Option(None, "--pii-model", metavar="NAME_OR_PATH", help="A spaCy pipeline --redact-pii uses (as build --pii-model)."),
+    identifier_placeholder: Optional[str] = typer.Option(None, "--identifier-placeholder", help="Public text replacing a redacted identifier (default [REDACTED]; needs --identifier-field or --redact-pii)."),
     synrag: Optional[list[str]] = typer.Option(None, "--synrag", metavar="FIELD=VALUE", help="A DP-SynRAG build field over the preset's (BuildConfig; repeat), e.g. --synrag synthesis=phrases."),
     privacy_unit_field: Optional[str] = typer.Option(None, "--privacy-unit-field", help="DP-SynRAG per person: the --database file's field holding each document's person key (the other methods stay per document)."),
     methods: Optional[str] = typer.Option(
@@ -119,22 +120,24 @@ def eval_command(
 
     from dpsynrag.eval.config import EvalConfig
     from dpsynrag.eval.experiments import run_eval
+    from dpsynrag.commands.redact import redaction_fields
     from dpsynrag.eval.leakage import read_public_strings
 
     console = Console(width=None if sys.stdout.isatty() else 140)
     err = Console(stderr=True)
     try:
+        public = list(pii_allow or []) + (read_public_strings(pii_allow_file) if pii_allow_file is not None else [])
         config = EvalConfig.create(
             task=task, out=out, methods=methods, preset=preset, experiment=experiment, database=database,
             queries=queries, model=model, embedder=embedder, answer_endpoint=answer_endpoint, answer_model=answer_model,
             epsilons=_floats(epsilon, "--epsilon"), delta=delta, questions=limit, documents=documents,
             subset=subset, attacks=attacks, seed=seed, top_k=top_k, answer_tokens=answer_tokens,
             mq_m=_ints(m, "--m"), mq_epsilon_totals=_floats(epsilon_total, "--epsilon-total"),
-            text_field=text_field, id_field=id_field, identifier_fields=identifier_field or (),
-            allow=list(allow or []) + (read_public_strings(allow_file) if allow_file is not None else []),
-            **_corpus_fields(
-                _settings(synrag), privacy_unit_field=privacy_unit_field, identifiers=bool(identifier_field),
-                redact_pii=redact_pii, placeholder=identifier_placeholder),
+            text_field=text_field, id_field=id_field, identifier_fields=identifier_field or (), allow=public,
+            **_corpus_fields(_settings(synrag), redaction_fields({
+                "identifier_field": identifier_field, "redact_pii": redact_pii, "pii_entities": pii_entities,
+                "pii_allow": public if redact_pii else None, "pii_allow_file": None, "pii_model": pii_model,
+                "identifier_placeholder": identifier_placeholder}), privacy_unit_field),
         )
         run_eval(config, progress=True, log=console.print, plots=not no_plots)
     except (DpsynragError, FileExistsError, ImportError, ValidationError) as exc:

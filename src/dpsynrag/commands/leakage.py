@@ -16,7 +16,7 @@ from dpsynrag.errors import DpsynragError
 __all__ = ["leakage_command"]
 
 _FLAGS = {"text_field": "--text-field", "id_field": "--id-field", "identifier_fields": "--identifier-field",
-          "ngram_words": "--ngram-words", "allow_file": "--allow-file"}
+          "ngram_words": "--ngram-words", "allow_file": "--pii-allow-file"}
 _LABELS = {"identifier": "identifier values (any format, 8-character fragments of codes)",
            "pii": "PII patterns not allow-listed (IBAN, e-mail, card, phone)",
            "unique_ngram": "n-grams of exactly one private document",
@@ -29,8 +29,8 @@ def leakage_command(
     text_field: str = typer.Option("text", "--text-field", help="The field holding each document's text."),
     id_field: Optional[str] = typer.Option(None, "--id-field", help="The field holding each document's id (checked for duplicates only)."),
     identifier_field: Optional[list[str]] = typer.Option(None, "--identifier-field", metavar="NAME", help="A field of direct identifiers whose values are looked for in any format (repeat for several)."),
-    allow: Optional[list[str]] = typer.Option(None, "--allow", metavar="TEXT", help="A public string that never counts (a support number, the company's name; repeat for several)."),
-    allow_file: Optional[Path] = typer.Option(None, "--allow-file", help="Public strings, one per line."),
+    pii_allow: Optional[list[str]] = typer.Option(None, "--pii-allow", metavar="TEXT", help="A public string that never counts, found however it is written (your support number, your company's name; repeat for several)."),
+    pii_allow_file: Optional[Path] = typer.Option(None, "--pii-allow-file", metavar="FILE", help="A UTF-8 file of public strings as --pii-allow, one a line."),
     ngram_words: int = typer.Option(8, "--ngram-words", help="Words of a copied n-gram (>= 2)."),
     show: int = typer.Option(5, "--show", help="Ids of offending corpus texts listed per kind."),
     as_json: bool = typer.Option(False, "--json", help="Print the counts and ids as JSON."),
@@ -45,7 +45,7 @@ def leakage_command(
     from dpsynrag.eval.leakage import LeakageChecker, corpus_leakage, read_public_strings
 
     try:
-        values = list(allow or []) + (read_public_strings(allow_file) if allow_file is not None else [])
+        values = list(pii_allow or []) + (read_public_strings(pii_allow_file) if pii_allow_file is not None else [])
         corpus = SyntheticCorpus.load(corpus_dir)
         checker = LeakageChecker(iter_documents(private_file, text_field=text_field, id_field=id_field,
                                                 identifier_fields=identifier_field or ()),
