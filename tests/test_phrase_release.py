@@ -33,25 +33,25 @@ FACT = "The international transfer fee is 15 EUR for every payment abroad."
 # ------------------------------------------------------------------------------------- phrase sets
 
 
-def test_tokens_keep_numbers_currency_and_commas():
+def test_tokens_keep_numbers_currency_case_and_commas():
     assert segment_tokens("Fee: €15.00, or 20% off!\nCall Ann's line; done.") == [
-        ["fee"], ["€15.00,", "or", "20%", "off"], ["call", "ann's", "line"], ["done"]]
+        ["Fee"], ["€15.00,", "or", "20%", "off"], ["Call", "Ann's", "line"], ["done"]]
 
 
 def test_phrases_are_the_documents_own_ngrams_capped_and_ranked():
     text = "Dear bank, the transfer fee is 15 EUR. I am Ann from Leeds and I want the card."
     every = document_phrases(text, n=3, max_phrases=1000)
     # all distinct 3-grams inside each sentence (none across the full stop), minus stop-word-only ones
-    assert set(every) == {"dear bank, the", "bank, the transfer", "the transfer fee", "transfer fee is", "fee is 15",
-                          "is 15 eur", "i am ann", "am ann from", "ann from leeds", "from leeds and",
-                          "leeds and i", "and i want", "i want the", "want the card"}
+    assert set(every) == {"Dear bank, the", "bank, the transfer", "the transfer fee", "transfer fee is", "fee is 15",
+                          "is 15 EUR", "I am Ann", "am Ann from", "Ann from Leeds", "from Leeds and",
+                          "Leeds and I", "and I want", "I want the", "want the card"}
     for m in (1, 4, 7):
         capped = document_phrases(text, n=3, max_phrases=m)
         assert capped == every[:m] and len(set(capped)) == m  # the first m of one public order
     # the released keyword's phrases first, then rarity (wordfreq), then the earlier position
-    first = document_phrases(text, n=3, max_phrases=3, keyword="fee")
+    first = document_phrases(text, n=3, max_phrases=3, keyword="Fee")
     assert set(first) == {"the transfer fee", "transfer fee is", "fee is 15"}
-    assert document_phrases(text, n=3, max_phrases=2)[0] == "ann from leeds"  # "leeds" is the rarest word
+    assert document_phrases(text, n=3, max_phrases=2)[0] == "Ann from Leeds"  # "leeds" is the rarest word
 
 
 def test_phrases_are_a_function_of_the_document_alone():
@@ -73,6 +73,7 @@ def test_text_chains_overlapping_phrases_in_count_order():
     assert phrase_spans(released, n=3) == [["card", "arrives", "in"], ["the", "fee", "is", "15", "eur"],
                                            ["in", "5", "days"]]
     assert phrase_text(released, n=3) == "Card arrives in. The fee is 15 eur. In 5 days."
+    assert phrase_text(released, n=3, keyword="FEE") == "The fee is 15 eur. Card arrives in. In 5 days."
     assert phrase_text({}, n=3) == ""
 
 

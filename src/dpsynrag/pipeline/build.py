@@ -9,7 +9,8 @@ Order of operations, and what each one releases:
 4. Soft clustering (each document in ≤ L clusters; membership from its own keywords and W).
 5. Pay for the R clusters up front (overlapping parallel composition: min(L, R) × one cluster's plan);
    per cluster, with its own branch accountant capped at the plan: noisy embedding sum, exponential-
-   mechanism threshold, then private prediction of T tokens (released text).
+   mechanism threshold, then private prediction of T tokens (released text), or with ``synthesis="phrases"``
+   the DP phrase release of the members' shared word n-grams (:func:`phrase_synthesis`; issue 41).
 6. Self-filtering, indexing (post-processing of the released texts).
 
 Per person (``config.privacy_unit_field``; :mod:`dpsynrag.pipeline.units`): stage 2 caps each person's
@@ -452,7 +453,7 @@ def phrase_synthesis(run: BuildRun, texts: DocumentTexts, kept_members: Sequence
                                  language=config.language, placeholder=placeholder) for i in members]
         released = release_phrases(sets, max_phrases=cal.phrase_max, sigma=cal.phrase_sigma,
                                    threshold=cal.phrase_threshold, accountant=branches[r], random=noise)
-        synthetic.append(phrase_text(released, n=config.phrase_n))
+        synthetic.append(phrase_text(released, n=config.phrase_n, keyword=W[r]))
         display.update()
     display.end(f"{sum(bool(y) for y in synthetic)} of {len(synthetic)} clusters released phrases")
     return synthetic

@@ -5,13 +5,13 @@ made from the released phrases.
 the build reads it: redacted, cut to ``max_document_tokens``), the cluster's released keyword and public
 constants alone. The text is split into segments at sentence ends (``. ! ? ; :`` before a space or the end,
 and line breaks); a segment is tokenised by a public rule (:data:`TOKEN`: words, numbers with their inner
-``. , : /`` and an optional currency sign or ``%``, lone currency signs), lower-cased; a comma right after a
-token stays on it ("cramps,"). The candidates are the segment's word n-grams (a segment shorter than n
+``. , : /`` and an optional currency sign or ``%``, lone currency signs), kept as written (a name keeps its
+capital: records of one topic write it alike); a comma right after a token stays on it ("cramps,"). The candidates are the segment's word n-grams (a segment shorter than n
 words, of at least 2, is one candidate), minus those made only of stop words (scikit-learn's English list,
-or wordfreq's most frequent words) and words of the redaction placeholder. When there are more than m
+or wordfreq's most frequent words; compared lower-cased) and words of the redaction placeholder. When there are more than m
 distinct candidates the document keeps the m first by the public order:
 
-1. those holding the cluster's released keyword first;
+1. those holding the cluster's released keyword (in any case) first;
 2. then the larger rarity Σ_w max(0, 8 − Zipf(w)) over its words (wordfreq's public frequencies; stop
    words, placeholder words and numbers of 5 or more digits, identifier-like, count 0);
 3. then the earlier first position in the text.
@@ -21,7 +21,7 @@ the cap m is enforced again by the mechanism (:func:`~dpsynrag.privacy.phrase_re
 
 **Text** (:func:`phrase_text`, post-processing of released values only): the released phrases in order of
 noisy count (ties by the phrase), chained where one's last n − 1 words are the next one's first n − 1 into
-longer spans, each span written as a sentence.
+longer spans, each span written as a sentence; the spans holding the cluster's released keyword first.
 """
 
 from __future__ import annotations
@@ -60,14 +60,14 @@ def _rarity(word: str, language: str) -> float:
 
 
 def segment_tokens(text: str) -> list[list[str]]:
-    """The segments of ``text`` (module docstring), each the list of its lower-cased tokens; a comma right
+    """The segments of ``text`` (module docstring), each the list of its tokens as written; a comma right
     after a token stays on it. Empty segments are left out."""
     segments = []
     for segment in SEGMENT_END.split(text):
         tokens = []
         for match in TOKEN.finditer(segment):
             comma = segment[match.end():match.end() + 1] == ","
-            tokens.append(match.group().lower() + ("," if comma else ""))
+            tokens.append(match.group() + ("," if comma else ""))
         if tokens:
             segments.append(tokens)
     return segments
@@ -93,7 +93,7 @@ def document_phrases(text: str, *, n: int, max_phrases: int, keyword: str | None
     language = check_language(language)
     empty = set(stop_words(language))
     if placeholder:
-        empty |= {t.rstrip(",") for s in segment_tokens(placeholder) for t in s}
+        empty |= {t.rstrip(",").lower() for s in segment_tokens(placeholder) for t in s}
     key = None if keyword is None else keyword.lower()
     best: dict[str, tuple] = {}
     position = 0
@@ -104,7 +104,7 @@ def document_phrases(text: str, *, n: int, max_phrases: int, keyword: str | None
             continue
         for i in range(len(tokens) - size + 1):
             gram = tokens[i:i + size]
-            words = [t.rstrip(",") for t in gram]
+            words = [t.rstrip(",").lower() for t in gram]
             if all(w in empty for w in words):
                 continue
             phrase = " ".join(gram)
@@ -146,11 +146,16 @@ def phrase_spans(released: Mapping[str, float], *, n: int) -> list[list[str]]:
     return spans
 
 
-def phrase_text(released: Mapping[str, float], *, n: int) -> str:
-    """A cluster's synthetic text: its :func:`phrase_spans`, each written as a sentence (first letter upper
-    case, a trailing comma dropped, a full stop added), joined by spaces. "" when nothing was released."""
+def phrase_text(released: Mapping[str, float], *, n: int, keyword: str | None = None) -> str:
+    """A cluster's synthetic text: its :func:`phrase_spans`, those holding ``keyword`` (the cluster's released
+    keyword, any case; None: no preference) first, each written as a sentence (first letter upper case, a
+    trailing comma dropped, a full stop added), joined by spaces. "" when nothing was released."""
+    spans = phrase_spans(released, n=n)
+    if keyword is not None:
+        key = keyword.lower()
+        spans.sort(key=lambda span: key not in {t.rstrip(",").lower() for t in span})  # stable: count order kept
     sentences = []
-    for span in phrase_spans(released, n=n):
+    for span in spans:
         words = " ".join(span).rstrip(",")
         sentences.append(words[:1].upper() + words[1:] + ".")
     return " ".join(sentences)
