@@ -111,3 +111,25 @@ def test_eval_own_file_from_the_command_line(tmp_path, owndata, echo_models):
     assert "## Leakage beyond names" in md and "| RAG (no DP) | 2 / 2 / 2 of 2 |" in md
     assert "leaking answers 2 of 2 (identifier 2" in result.output
     assert "GB11" not in md and "Annb" not in md  # counts and ids only
+
+
+def test_eval_passes_build_fields_through(tmp_path, owndata, echo_models):
+    """`--synrag FIELD=VALUE` reaches DP-SynRAG's build config (here the phrase synthesis of issue 41);
+    Non-RAG and RAG come from the cache of the same --out on a second run."""
+    records, questions = owndata
+    out = tmp_path / "run"
+    base = ["eval", "--task", "own", "--database", str(records), "--queries", str(questions), "--text-field", "message",
+            "--identifier-field", "iban", "--out", str(out), "--no-plots", "--answer-tokens", "4", "--top-k", "1",
+            "--synrag", "R=3", "--synrag", "k=8", "--synrag", "max_document_tokens=48"]
+    first = runner.invoke(app, [*base, "--methods", "non-rag,rag"])
+    assert first.exit_code == 0, first.output
+    second = runner.invoke(app, [*base, "--methods", "non-rag,rag,dp-synrag", "--synrag", "synthesis=phrases",
+                                 "--synrag", "phrase_max=4"])
+    assert second.exit_code == 0, second.output
+    saved = json.loads((out / "results.json").read_text())
+    rows = {r["method"]: r for r in saved["methods"]}
+    assert rows["non-rag"]["answered_now"] == 0 and rows["rag"]["answered_now"] == 0
+    build = rows["dp-synrag"]["config"]["build"]
+    assert build["synthesis"] == "phrases" and build["phrase_max"] == 4 and build["redact_identifiers"] is True
+    bad = runner.invoke(app, [*base, "--synrag", "synthesis"])
+    assert bad.exit_code == 2 and "--synrag takes FIELD=VALUE (e.g. synthesis=phrases), found 'synthesis'" in bad.output

@@ -73,6 +73,7 @@ def test_pii_patterns_of_people_not_in_the_file(checker):
     assert sorted(t for t, _ in found.pii) == ["card", "email", "iban", "phone"] and found.identifiers == set()
     assert pii_matches("card 4111 1111 1111 1112") == []  # fails the Luhn check
     assert pii_matches("on 2022-02-08 at 10") == []  # 8 digits: no phone
+    assert pii_matches("Macedonia, 2022-01-01 23:59:59.233") == []  # a date and hour, 10 digits: no phone
 
 
 def test_copied_ngrams_unique_to_one_document_and_shared_phrases(checker):

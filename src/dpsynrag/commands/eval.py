@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from dpsynrag.checks import FLAGS, error_message
-from dpsynrag.errors import DpsynragError
+from dpsynrag.errors import ConfigError, DpsynragError
 
 __all__ = ["eval_command"]
 
@@ -55,7 +55,7 @@ def _settings(items: Optional[list[str]]) -> dict[str, Any]:
     for item in items or []:
         key, sep, value = item.partition("=")
         if not sep or not key.strip().isidentifier():
-            raise typer.BadParameter(f"--synrag takes FIELD=VALUE (e.g. synthesis=phrases), found {item!r}.")
+            raise ConfigError(f"--synrag takes FIELD=VALUE (e.g. synthesis=phrases), found {item!r}.")
         try:
             out[key.strip()] = json.loads(value)
         except json.JSONDecodeError:

@@ -14,9 +14,9 @@ corpus texts) for three kinds of leak:
   characters of its stream occur anywhere in the text's stream: the first 12 characters of a customer's
   IBAN, or a phone number written nationally (``07700 900123``) where the file holds it internationally.
 * **pii** — text shaped like an IBAN (two capitals, two digits, then capitals and digits in groups of four,
-  15–35 in all, at least 6 digits), an
-  e-mail address, a card number (13–19 digits in groups that pass the Luhn check) or a phone number (9–15
-  digits in groups, optionally after ``+``), wherever it comes from, unless it is public (``allow``).
+  15–35 in all, at least 6 digits), an e-mail address, a card number (13–19 digits in groups that pass the
+  Luhn check) or a phone number (9–15 digits in groups, optionally after ``+``, no date among them),
+  wherever it comes from, unless it is public (``allow``).
 * **ngram** — a run of :data:`NGRAM_WORDS` consecutive words (letters and digits, case-folded) shared with a
   private document; **unique_ngram** when that n-gram occurs in exactly one private document (a phrase many
   documents share is what a DP release may carry; one document's phrase is not).
@@ -73,6 +73,7 @@ _PII = {
     "phone": re.compile(r"(?<![\w+])(?:\+|00)?\(?[0-9]{1,5}\)?(?:[ .-]?\(?[0-9]{1,5}\)?){1,6}(?![\w])"),
 }
 _PHONE_DIGITS = (9, 15)
+_DATE = re.compile(r"(?:19|20)[0-9]{2}[-./][0-9]{1,2}[-./][0-9]{1,2}|[0-9]{1,2}[-./][0-9]{1,2}[-./](?:19|20)[0-9]{2}")
 _PHONE_TAIL = 9  # digits compared with public numbers (national and international forms share them)
 
 
@@ -105,7 +106,8 @@ def _luhn(digits: str) -> bool:
 def pii_matches(text: str) -> list[tuple[str, str]]:
     """The PII-shaped spans of ``text``: ``(type, span)`` pairs in :data:`PII_TYPES` order, each span of the
     (NFKC) text taken by the first type that matches it (an IBAN's digits are not also a phone number).
-    Card numbers must pass the Luhn check; phone numbers hold 9 to 15 digits; an IBAN is written in capitals,
+    Card numbers must pass the Luhn check; phone numbers hold 9 to 15 digits and no date (``2022-01-01 23``
+    is not a phone number); an IBAN is written in capitals,
     compact or in groups of four, with 15 to 35 characters of which at least 6 are digits."""
     norm = unicodedata.normalize("NFKC", text)
     taken = [False] * len(norm)
@@ -119,7 +121,7 @@ def pii_matches(text: str) -> list[tuple[str, str]]:
                 continue
             if kind == "card" and not _luhn(digits):
                 continue
-            if kind == "phone" and not (_PHONE_DIGITS[0] <= len(digits) <= _PHONE_DIGITS[1]):
+            if kind == "phone" and (not (_PHONE_DIGITS[0] <= len(digits) <= _PHONE_DIGITS[1]) or _DATE.search(span)):
                 continue
             taken[m.start():m.end()] = [True] * (m.end() - m.start())
             found.append((kind, span))
