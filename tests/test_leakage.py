@@ -72,6 +72,11 @@ def test_pii_patterns_of_people_not_in_the_file(checker):
                           "phone +1 (555) 013-4567.")
     assert sorted(t for t, _ in found.pii) == ["card", "email", "iban", "phone"] and found.identifiers == set()
     assert pii_matches("card 4111 1111 1111 1112") == []  # fails the Luhn check
+    third = checker.check("My landlord, Mr Okafor, lives at 12 Rose Lane, Bristol BS1 4DJ.")
+    assert sorted(t for t, _ in third.pii) == ["address", "name"] and third.leaks
+    assert pii_matches("Mr Okafor called", names=False) == []
+    company = LeakageChecker([], allow=["Northgate Bank"])
+    assert company.names and not company.check("Kind regards, Northgate Bank Customer Care.").pii
     assert pii_matches("on 2022-02-08 at 10") == []  # 8 digits: no phone
     assert pii_matches("Macedonia, 2022-01-01 23:59:59.233") == []  # a date and hour, 10 digits: no phone
 
@@ -94,7 +99,7 @@ def test_exclude_the_question_and_the_summary(checker):
     assert s["texts"] == 5 and s["texts_with_leak"] == 3 and s["leak_rate"] == 0.6
     # the 12-character fragment is the customer's identifier, too short for an IBAN shape
     assert s["identifier_texts"] == 1 and s["identifier_values"] == 1 and s["pii_texts"] == 2
-    assert s["pii_by_type"] == {"iban": 1, "email": 1, "card": 0, "phone": 0}
+    assert s["pii_by_type"] == {"iban": 1, "email": 1, "card": 0, "phone": 0, "address": 0, "name": 0}
     assert s["first_ids"]["identifier"] == ["b"] and s["first_ids"]["pii"] == ["c", "e"]
     assert IBAN not in json.dumps(s) and "j.doe" not in json.dumps(s)
     with pytest.raises(ConfigError, match="`ids` has 1 entries for 5 texts"):
@@ -108,6 +113,8 @@ def test_index_sizes_and_arguments():
     found = c.check("one two three four five six seven eight")
     assert len(found.ngrams) == 1 and not found.unique_ngrams  # in both documents
     assert c.check("order ord 123456 shipped").identifiers == {0}
+    assert c.check("about order #123456 today").identifiers == {0}  # its digits as a whole word
+    assert c.check("about order #1234567 today").identifiers == set()
     with pytest.raises(ConfigError, match="`ngram_words` must be an integer >= 2"):
         LeakageChecker([], ngram_words=1)
 
@@ -144,8 +151,10 @@ def test_leakage_command_counts_kinds_and_lists_ids(corpus_and_file):
     # 5 values (Ann Lee, her IBAN, Bob Stone, his phone, Cy Young); 39 distinct 8-grams (c2 and c3 share 12)
     assert report["private"] == {"documents": 3, "identifier_values": 5, "ngrams": 39, "ngram_words": 8, "allow": 1}
     assert every["texts"] == 5 and every["texts_with_leak"] == 3 and kept["texts"] == 4 and kept["texts_with_leak"] == 2
-    assert every["first_ids"] == {"identifier": ["11"], "pii": ["13"], "unique_ngram": ["14"], "ngram": ["10", "12", "14"]}
-    assert every["pii_by_type"] == {"iban": 0, "email": 1, "card": 0, "phone": 0}
+    # 11 holds a fragment of Ann Lee's IBAN and her first name (a name among the PII patterns)
+    assert every["first_ids"] == {"identifier": ["11"], "pii": ["11", "13"], "unique_ngram": ["14"],
+                                  "ngram": ["10", "12", "14"]}
+    assert every["pii_by_type"] == {"iban": 0, "email": 1, "card": 0, "phone": 0, "address": 0, "name": 1}
     table = runner.invoke(app, [*args, "--strict"])
     assert table.exit_code == 1
     assert "identifier values (any format, 8-character fragments of codes)" in table.stdout

@@ -12,11 +12,16 @@ corpus texts) for three kinds of leak:
   least :data:`MIN_VALUE_CHARS` characters; or (b) the value is code-like (at least :data:`CODE_DIGITS`
   digits: IBANs, account, card and phone numbers, order numbers) and any :data:`FRAGMENT_CHARS` consecutive
   characters of its stream occur anywhere in the text's stream: the first 12 characters of a customer's
-  IBAN, or a phone number written nationally (``07700 900123``) where the file holds it internationally.
+  IBAN, or a phone number written nationally (``07700 900123``) where the file holds it internationally;
+  a code-like value's runs of :data:`CODE_DIGITS` or more digits are also looked for as whole words
+  (``#943408`` for ``CASE-943408``). A first name alone is not its full name's value.
 * **pii** — text shaped like an IBAN (two capitals, two digits, then capitals and digits in groups of four,
   15–35 in all, at least 6 digits), an e-mail address, a card number (13–19 digits in groups that pass the
-  Luhn check) or a phone number (9–15 digits in groups, optionally after ``+``, no date among them),
-  wherever it comes from, unless it is public (``allow``).
+  Luhn check) or a phone number (9–15 digits in groups, optionally after ``+``, no date among them), a
+  postal address (:func:`~dpsynrag.data.pii_rules.address_spans`: house number, street, postcode) or a
+  person's name (:func:`~dpsynrag.data.pii_rules.person_spans`: the census name lists with context cues;
+  only where the package ``names`` is installed, ``pip install 'dpsynrag[pii]'``, see
+  :func:`name_lists_available`), wherever it comes from, unless it is public (``allow``).
 * **ngram** — a run of :data:`NGRAM_WORDS` consecutive words (letters and digits, case-folded) shared with a
   private document; **unique_ngram** when that n-gram occurs in exactly one private document (a phrase many
   documents share is what a DP release may carry; one document's phrase is not).
@@ -46,10 +51,11 @@ from pathlib import Path
 import numpy as np
 
 from dpsynrag.data.io import Document
+from dpsynrag.data.pii_rules import address_spans, person_spans, require_name_lists
 from dpsynrag.errors import ConfigError, DataError
 
 __all__ = ["CODE_DIGITS", "FRAGMENT_CHARS", "KINDS", "MIN_VALUE_CHARS", "NGRAM_WORDS", "PII_TYPES", "LeakageChecker",
-           "TextLeaks", "corpus_leakage", "pii_matches", "read_public_strings"]
+           "TextLeaks", "corpus_leakage", "name_lists_available", "pii_matches", "read_public_strings"]
 
 FRAGMENT_CHARS = 8
 """Consecutive characters of a code-like identifier value's stream that count as a leak of it."""
@@ -62,7 +68,7 @@ NGRAM_WORDS = 8
 KINDS = ("identifier", "pii", "unique_ngram", "ngram")
 """The kinds of finding, as :meth:`LeakageChecker.summary` reports them; a text *leaks* when it has one of
 the first three (``ngram``, an n-gram of any number of private documents, is reported beside them)."""
-PII_TYPES = ("iban", "email", "card", "phone")
+PII_TYPES = ("iban", "email", "card", "phone", "address", "name")
 """The PII patterns, in the order they are matched (a span taken by one is not matched again)."""
 
 _WORD = re.compile(r"[^\W_]+")
@@ -74,6 +80,7 @@ _PII = {
 }
 _PHONE_DIGITS = (9, 15)
 _DATE = re.compile(r"(?:19|20)[0-9]{2}[-./][0-9]{1,2}[-./][0-9]{1,2}|[0-9]{1,2}[-./][0-9]{1,2}[-./](?:19|20)[0-9]{2}")
+_DIGIT_RUN = re.compile(rf"[0-9]{{{CODE_DIGITS},}}")
 _PHONE_TAIL = 9  # digits compared with public numbers (national and international forms share them)
 
 
@@ -103,27 +110,40 @@ def _luhn(digits: str) -> bool:
     return total % 10 == 0
 
 
-def pii_matches(text: str) -> list[tuple[str, str]]:
+def name_lists_available() -> bool:
+    """Whether person names can be looked for (the census name lists of the package ``names``)."""
+    try:
+        require_name_lists()
+    except ConfigError:
+        return False
+    return True
+
+
+def pii_matches(text: str, *, names: bool = True) -> list[tuple[str, str]]:
     """The PII-shaped spans of ``text``: ``(type, span)`` pairs in :data:`PII_TYPES` order, each span of the
-    (NFKC) text taken by the first type that matches it (an IBAN's digits are not also a phone number).
+    (NFKC) text taken by the first type that matches it (an IBAN's digits are not also a phone number);
+    ``names=False`` leaves person names out (needed where the name lists are not installed).
     Card numbers must pass the Luhn check; phone numbers hold 9 to 15 digits and no date (``2022-01-01 23``
     is not a phone number); an IBAN is written in capitals,
     compact or in groups of four, with 15 to 35 characters of which at least 6 are digits."""
     norm = unicodedata.normalize("NFKC", text)
     taken = [False] * len(norm)
     found: list[tuple[str, str]] = []
+    spans = {"address": address_spans, "name": person_spans}
     for kind in PII_TYPES:
-        for m in _PII[kind].finditer(norm):
-            if any(taken[m.start():m.end()]):
+        if kind == "name" and not names:
+            continue
+        for start, end in (m.span() for m in _PII[kind].finditer(norm)) if kind in _PII else spans[kind](norm):
+            if any(taken[start:end]):
                 continue
-            span, digits = m.group(0), _digits(m.group(0))
+            span, digits = norm[start:end], _digits(norm[start:end])
             if kind == "iban" and (len(digits) < 6 or len(_stream(span)[0]) < 15):
                 continue
             if kind == "card" and not _luhn(digits):
                 continue
             if kind == "phone" and (not (_PHONE_DIGITS[0] <= len(digits) <= _PHONE_DIGITS[1]) or _DATE.search(span)):
                 continue
-            taken[m.start():m.end()] = [True] * (m.end() - m.start())
+            taken[start:end] = [True] * (end - start)
             found.append((kind, span))
     return found
 
@@ -170,17 +190,23 @@ class LeakageChecker:
         allow: public strings whose occurrences never count (see the module docstring).
         ngram_words: words of a copied n-gram (default :data:`NGRAM_WORDS`, >= 2).
         fragment_chars: characters of a code-like value's fragment (default :data:`FRAGMENT_CHARS`, >= 4).
+        names: look for person names among the PII patterns (default: where :func:`name_lists_available`);
+            :attr:`names` says whether they are.
 
     Raises:
-        ConfigError: ``ngram_words`` < 2 or ``fragment_chars`` < 4.
+        ConfigError: ``ngram_words`` < 2 or ``fragment_chars`` < 4; ``names=True`` without the name lists.
     """
 
     def __init__(self, documents: Iterable[Document | str], *, identifiers: Iterable[str] = (),
-                 allow: Sequence[str] = (), ngram_words: int = NGRAM_WORDS, fragment_chars: int = FRAGMENT_CHARS):
+                 allow: Sequence[str] = (), ngram_words: int = NGRAM_WORDS, fragment_chars: int = FRAGMENT_CHARS,
+                 names: bool | None = None):
         for name, value, low in (("ngram_words", ngram_words, 2), ("fragment_chars", fragment_chars, 4)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(f"`{name}` must be an integer >= {low}. Found {value!r}.")
         self.ngram_words, self.fragment_chars = ngram_words, fragment_chars
+        if names:
+            require_name_lists()
+        self.names = name_lists_available() if names is None else names
         self._values: dict[str, int] = {}  # value stream -> index
         self._whole: dict[str, list[tuple[str, int]]] = {}  # first MIN_VALUE_CHARS characters -> (stream, index)
         self._fragments: dict[str, set[int]] = {}  # fragment -> value indices
@@ -242,6 +268,9 @@ class LeakageChecker:
         if sum(c.isdigit() for c in stream) >= CODE_DIGITS:
             for window in self._windows(stream):
                 self._fragments.setdefault(window, set()).add(idx)
+            for run in _DIGIT_RUN.findall(stream):  # "943408" of "CASE-943408", as a whole word ("#943408")
+                if run != stream:
+                    self._whole.setdefault(run[:MIN_VALUE_CHARS], []).append((run, idx))
 
     def _ngram_hashes(self, text: str) -> Iterable[int]:
         words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
@@ -272,7 +301,7 @@ class LeakageChecker:
                 if (stream.startswith(value, i) and _edge_after(norm, positions[end - 1])
                         and not all(masked[i:end])):
                     out.identifiers.add(idx)
-        for kind, span in pii_matches(norm):
+        for kind, span in pii_matches(norm, names=self.names):
             if not self._public(kind, span):
                 out.pii.add((kind, _stream(span)[0]))
         grams = np.fromiter(self._ngram_hashes(text), np.uint64)
