@@ -51,7 +51,10 @@ def test_phrases_are_the_documents_own_ngrams_capped_and_ranked():
     # the released keyword's phrases first, then rarity (wordfreq), then the earlier position
     first = document_phrases(text, n=3, max_phrases=3, keyword="Fee")
     assert set(first) == {"the transfer fee", "transfer fee is", "fee is 15"}
-    assert document_phrases(text, n=3, max_phrases=2)[0] == "Ann from Leeds"  # "leeds" is the rarest word
+    # a stated figure first (a number in under half of the words), then rarity: "leeds" is the rarest word
+    assert document_phrases(text, n=3, max_phrases=3) == ("is 15 EUR", "fee is 15", "Ann from Leeds")
+    digits = document_phrases("Call 44 20 7946 0000 or Leeds", n=3, max_phrases=9)
+    assert digits[0] == "0000 or Leeds" and len(digits) == 5  # the others are numbers in half or more words
 
 
 def test_phrases_are_a_function_of_the_document_alone():

@@ -12,9 +12,11 @@ or wordfreq's most frequent words; compared lower-cased) and words of the redact
 distinct candidates the document keeps the m first by the public order:
 
 1. those holding the cluster's released keyword (in any case) first;
-2. then the larger rarity Σ_w max(0, 8 − Zipf(w)) over its words (wordfreq's public frequencies; stop
+2. then those holding a number (:data:`NUMBER`) in less than half of their words: a stated figure ("the fee
+   is 15 EUR") rather than a run of digits (a phone number, an account number);
+3. then the larger rarity Σ_w max(0, 8 − Zipf(w)) over its words (wordfreq's public frequencies; stop
    words, placeholder words and numbers of 5 or more digits, identifier-like, count 0);
-3. then the earlier first position in the text.
+4. then the earlier first position in the text.
 
 Nothing about another document enters, so adding or removing a document changes no other document's set;
 the cap m is enforced again by the mechanism (:func:`~dpsynrag.privacy.phrase_release.release_phrases`).
@@ -42,6 +44,9 @@ TOKEN = regex.compile(
 
 SEGMENT_END = regex.compile(r"[.!?;:]+(?=\s|$)|\n+")
 """Where a segment ends: sentence punctuation before a space or the end, or a line break."""
+
+NUMBER = regex.compile(r"\p{Sc}?\d")
+"""A number token: one that starts with a digit, or a currency sign and a digit."""
 
 ZIPF_CEILING = 8.0
 """A word's rarity is max(0, ZIPF_CEILING − its wordfreq Zipf frequency): 8 is above every English word's."""
@@ -110,7 +115,9 @@ def document_phrases(text: str, *, n: int, max_phrases: int, keyword: str | None
             phrase = " ".join(gram)
             if phrase not in best:
                 rarity = sum(_rarity(w, language) for w in words if w not in empty)
-                best[phrase] = (key is not None and key in words, rarity, -(position + i))
+                numbers = sum(NUMBER.match(w) is not None for w in words)
+                best[phrase] = (key is not None and key in words, 0 < 2 * numbers < len(words), rarity,
+                                -(position + i))
         position += len(tokens)
     ranked = sorted(best, key=lambda p: best[p], reverse=True)
     return tuple(ranked[:max_phrases])
