@@ -38,6 +38,8 @@ def redact():
         ("Write to Ada.Lee@Example.COM please", f"Write to {R} please"),  # e-mail in other capitals: one span
         ("Card 4111 1111 1111 1111 expired", f"Card {R} expired"),  # valid Luhn check digit
         ("IBAN GB82 WEST 1234 5698 7654 32 is mine", f"IBAN {R} is mine"),  # valid ISO 7064 check
+        ("IBAN GB83 WEST 1234 5698 7654 32 is mine", f"IBAN {R} is mine"),  # a wrong check: IBAN-shaped
+        ("to DE49374955002531099067 now", f"to {R} now"),
         ("See https://shop.example.org/orders?id=7 now", f"See {R} now"),  # URL with a scheme
         ("or www.example.com.", f"or {R}."),  # URL without one
         ("Server 192.168.10.24 is down", f"Server {R} is down"),  # IPv4
@@ -57,7 +59,6 @@ def test_detected_identifiers_are_replaced(redact, text, expected):
         "Order ORD-743224 arrived after 12 days, in 2024, at 10:30; code 12345.",  # ids, years, times, 5 digits
         "My order number is ORD-354704.",  # a valid 6-digit German local number: below MIN_PHONE_DIGITS
         "Card 4111 1111 1111 1112 expired",  # 16 digits with an invalid Luhn check digit
-        "IBAN GB83 WEST 1234 5698 7654 32 is mine",  # an IBAN with a wrong check
         "the number 536228790 and ada@localhost",  # a bare 9-digit number without context; no public suffix
         "The Customer Service Team at Northwind Bank replied on Monday 12 March.",  # capitalised ordinary words
         "Will you help? Grace period ends in May; Rose said the road was long.",  # names that are ordinary words
@@ -168,6 +169,146 @@ def test_dp_synrag_plan_notes_the_pass_once(tmp_path):
     assert run.report(run.accountant(), parameters={}, notes=config.plan_notes).notes.count(pii_note(R)) == 1
 
 
+# ------------------------------------------------------------------------------------ names and addresses, no model
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("I spoke with Sarah Jenkins about my card.", ["Sarah Jenkins"]),  # a listed first name and what follows
+        ("Transfer 300 to Mark Thompson on Monday.", ["Mark Thompson"]),  # an ordinary-word first name, a last name
+        ("Priya Sharma sent it.", ["Priya Sharma"]),  # an unlisted first name before a listed, uncommon last name
+        ("My landlord, Mr Okafor, has not paid.", ["Okafor"]),  # after a title
+        ("my wife Oluwaseun Adeyemi is a joint holder", ["Oluwaseun Adeyemi"]),  # after a cue, unlisted
+        ("Regards,\nTomasz Nowak", ["Tomasz Nowak"]),  # a sign-off
+        ("Dear Ms O'Brien-Smith, and McDonald's Dr McDonald", ["O'Brien-Smith", "McDonald"]),
+        ("The new card arrived. Thanks, Anna", ["Anna"]),
+        ("Ask Sra. Ramírez or Herr Müller.", ["Ramírez", "Müller"]),  # accented letters
+        ("Chidi Okonkwo, my colleague, asked me.", ["Chidi Okonkwo"]),  # before a relation or role
+        ("If I am out, Sven Nwosu can answer.", ["Sven Nwosu"]),  # two capitalised words that are not English
+        ("Please copy Ana Van der Merwe here.", ["Ana Van der Merwe"]),  # a capitalised particle inside
+        ("Ask Dmitri Fernández.", ["Dmitri Fernández"]),  # a listed last name written with its accent
+    ],
+)
+def test_person_names_without_a_model(text, names):
+    from dpsynrag.data.pii_rules import person_spans
+
+    assert [text[s:e] for s, e in person_spans(text)] == names
+
+
+@pytest.mark.parametrize(
+    "text, addresses",
+    [
+        ("John lives at 221B Baker Street, London NW1 6XE now.", ["221B Baker Street, London NW1 6XE"]),  # UK
+        ("1600 Pennsylvania Avenue NW, Washington, DC 20500", ["1600 Pennsylvania Avenue NW, Washington, DC 20500"]),
+        ("Flat 3, 12 Rose Lane, Leeds", ["Flat 3, 12 Rose Lane, Leeds"]),  # a flat, a street type, a town
+        ("Send it to 12 rue de la Paix, Paris 75002.", ["12 rue de la Paix, Paris 75002"]),  # France
+        ("Hauptstraße 12, 10115 Berlin", ["Hauptstraße 12, 10115 Berlin"]),  # Germany: street first, code and town
+        ("Kerkstraat 5, 1017 GC Amsterdam", ["Kerkstraat 5, 1017 GC Amsterdam"]),  # the Netherlands
+        ("Calle Mayor 5 or PO Box 1234", ["Calle Mayor 5", "PO Box 1234"]),
+        ("codes D02 X285, K1A 0B1, postcode: SW1A 1AA", ["D02 X285", "K1A 0B1", "SW1A 1AA"]),  # IE, CA, UK
+        ("zip 90210 and 10115 Berlin", ["90210", "10115 Berlin"]),  # after a cue; a code and a town
+    ],
+)
+def test_addresses_without_a_model(text, addresses):
+    from dpsynrag.data.pii_rules import address_spans
+
+    assert [text[s:e] for s, e in address_spans(text)] == addresses
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Card ending 1234 was used in London on 12 March; 3 items on the way.",
+        "I paid 20000 Euros over 3 Main Office visits in 2024.",
+        "Please call Northwind Bank support about Chase and Paris.",
+    ],
+)
+def test_ordinary_text_has_no_name_nor_address(text):
+    from dpsynrag.data.pii_rules import address_spans, person_spans
+
+    assert person_spans(text) == [] and address_spans(text) == []
+
+
+def test_phone_numbers_outside_libphonenumber_s_ranges():
+    from dpsynrag.data.pii_rules import phone_spans
+
+    text = ("drama +447700900635, 07700 900123 and (0113) 496-0431; not 2024-01-15, ORD-123456, 1234567, "
+            "card 4111 1111 1111 1111, IBAN GB82WEST12345698765432, 0.5 or 020 12")
+    assert [text[s:e] for s, e in phone_spans(text)] == ["+447700900635", "07700 900123"]
+    assert PIIRedactor(entities=["PHONE_NUMBER"])("call +447700900635.") == f"call {R}."
+
+
+# ------------------------------------------------------------------------------------ allow-list, entities, model
+
+
+def test_allow_listed_strings_survive_in_any_format():
+    redact = PIIRedactor(allow=["+44 20 7946 0000", "Northwind Bank", "  "])
+    text = ("Call +44 (0)20 7946 0000 or 020-7946-0000 or +44 20 7946 0001. NORTHWIND BANK: Sarah Jenkins, "
+            "12 Rose Lane, Leeds LS1 4AB.")
+    assert redact(text) == (f"Call +44 (0)20 7946 0000 or 020-7946-0000 or {R}. NORTHWIND BANK: {R}, {R}.")
+    spans, protected = redact.find(text)
+    assert [e for _, _, e in spans] == ["PHONE_NUMBER", "PERSON", "ADDRESS"]
+    assert [text[s:e] for s, e in protected] == ["+44 (0)20 7946 0000", "020-7946-0000", "NORTHWIND BANK"]
+    # a span overlapping an allowed string loses only the overlap
+    assert PIIRedactor(allow=["Jenkins"])("Sarah Jenkins called") == f"{R} Jenkins called"
+
+
+def test_allow_list_keeps_name_parts_but_never_whole_identifier_values():
+    docs = [Document("0", "Grace Barclay banks at Barclay Bank; grace barclay.", ("Grace Barclay",))]
+    redacted = RedactedDocuments(docs, pii=PIIRedactor(allow=["Barclay Bank"], entities=["EMAIL_ADDRESS"]))
+    assert redacted[0].text == f"{R} banks at Barclay Bank; {R}."
+
+
+def test_entities_choose_what_is_replaced():
+    text = "Sarah Jenkins (sarah@example.org) lives at 12 Rose Lane."
+    assert PIIRedactor(entities=["person"])(text) == f"{R} (sarah@example.org) lives at 12 Rose Lane."
+    assert PIIRedactor(entities=["EMAIL_ADDRESS", "ADDRESS"])(text) == f"Sarah Jenkins ({R}) lives at {R}."
+    with pytest.raises(ConfigError, match="--pii-entities: NAMES; choose among EMAIL_ADDRESS, .*LOCATION"):
+        PIIRedactor(entities=["NAMES"])
+    with pytest.raises(ConfigError, match="LOCATION needs --pii-model"):
+        PIIRedactor(entities=["LOCATION"])
+
+
+@pytest.fixture(scope="module")
+def ner_pipeline(tmp_path_factory):
+    """A spaCy pipeline in a local folder whose entity ruler tags one person and one place (a stand-in for
+    a trained pipeline the user installed)."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler").add_patterns([{"label": "PERSON", "pattern": "Qorblat"},
+                                               {"label": "GPE", "pattern": "Vlomsk"}])
+    folder = tmp_path_factory.mktemp("model") / "ner"
+    nlp.to_disk(folder)
+    return str(folder)
+
+
+def test_a_local_spacy_pipeline_adds_names_and_places(ner_pipeline):
+    text = "Qorblat moved to Vlomsk with Sarah Jenkins."
+    assert PIIRedactor()(text) == f"Qorblat moved to Vlomsk with {R}."  # one unlisted word, no cue
+    assert PIIRedactor(model=ner_pipeline)(text) == f"{R} moved to Vlomsk with {R}."
+    with_places = PIIRedactor(model=ner_pipeline, entities=[*PII_ENTITIES, "LOCATION"])
+    assert with_places(text) == f"{R} moved to {R} with {R}."
+    assert [e for _, _, e in with_places.find(text)[0]] == ["PERSON", "LOCATION", "PERSON"]
+    with pytest.raises(ConfigError, match="--pii-model 'no-such-pipeline': not an installed spaCy pipeline"):
+        PIIRedactor(model="no-such-pipeline")
+
+
+def test_config_pii_options_need_the_pass():
+    with pytest.raises(Exception, match="`pii_allow` needs `redact_pii`"):
+        _config(pii_allow=("x",))
+    with pytest.raises(Exception, match="choose among"):
+        _config(redact_pii=True, pii_entities=("NAMES",))
+    config = _config(redact_pii=True, pii_entities=("person", "ADDRESS"), pii_allow=("Northwind Bank",))
+    assert config.pii_entities == ("PERSON", "ADDRESS")
+    from dpsynrag.data.pii import pii_record
+
+    record = pii_record(config.pii_entities, config.pii_allow)
+    assert record["entities"] == ["PERSON", "ADDRESS"] and record["allowed_strings"] == 1
+    assert record["name_lists"].startswith("names 0.3")
+
+
 @pytest.mark.filterwarnings("ignore:the released keyword 'refund' holds 100%", "ignore:only 1 keyword")
 def test_a_dp_synrag_build_never_makes_the_placeholder_a_keyword(tmp_path, tiny_lm):
     """End to end through build_corpus (rarity keywords, seeded): every document's rarest word is the
@@ -184,6 +325,13 @@ def test_a_dp_synrag_build_never_makes_the_placeholder_a_keyword(tmp_path, tiny_
     assert [r["keyword"] for r in corpus.records] == ["refund"]
     assert corpus.manifest["redaction"]["pii"]["entities"] == list(PII_ENTITIES)
     assert pii_note(R) in corpus.privacy_report.notes
+    from dpsynrag.corpus.format import owner_audit_path
+
+    owner = json.loads(owner_audit_path(tmp_path / "c").read_text(encoding="utf-8"))
+    assert owner["redaction_counts"] == {"documents": 40, "documents_with_spans": 40, "spans": {"PHONE_NUMBER": 40}}
+    assert "redaction_counts" not in json.dumps(corpus.manifest)  # owner-only: never in the corpus folder
+    assert not any("redaction_counts" in p.read_text(encoding="utf-8", errors="ignore")
+                   for p in (tmp_path / "c").rglob("*") if p.is_file())
 
 
 # ------------------------------------------------------------------------------------ the CLI

@@ -211,3 +211,75 @@ def test_medical_task_reads_the_patient_name_as_identifier():
     first = task.load_database(limit=1)[0]
     assert first.identifiers == ("Achille Ketterer",)
     assert "Ketterer" not in next(iter(RedactedDocuments([first]))).text
+
+
+# ------------------------------------------------------------------------------------ values however written
+
+
+@pytest.mark.parametrize(
+    "value, text, expected",
+    [
+        # IBAN: compact, groups of four, lower case, dashes
+        ("GB47NWBK21580012345678", "IBAN GB47 NWBK 2158 0012 3456 78.", f"IBAN {R}."),
+        ("GB47 NWBK 2158 0012 3456 78", "to gb47nwbk21580012345678 now", f"to {R} now"),
+        ("GB47NWBK21580012345678", "GB47-NWBK-2158-0012-3456-78 / GB47NWBK2158", f"{R} / GB47NWBK2158"),
+        # phone: international +CC / 00CC, national trunk 0, (0), spaces, dashes, dots, parentheses
+        ("+44 7700 900123", "call 07700 900123 or 07700-900-123", f"call {R} or {R}"),
+        ("+44 7700 900123", "(07700) 900.123; +44 (0)7700 900123; 0044 7700900123", f"{R}; {R}; {R}"),
+        ("07700 900123", "call +44 7700 900 123 today", f"call {R} today"),
+        ("+1 (212) 555-0199", "Phone 212.555.0199, (212) 555-0199 or +1 212 555 0199", f"Phone {R}, {R} or {R}"),
+        ("+39 06 1234 5678", "Roma: 06 1234 5678", f"Roma: {R}"),  # Italy keeps its leading 0
+        # e-mail: any capitals, spaces around @
+        ("ada.lee@example.com", "Mail ADA.LEE@Example.COM or ada.lee @ example.com", f"Mail {R} or {R}"),
+        # order numbers: separators, capitals, "#123456", "order no. 123456" (only the number replaced)
+        ("ORD-123456", "ord 123456, ORD123456, #123456", f"{R}, {R}, {R}"),
+        ("ORD-123456", "my order no. 123456 and Order number is 123 456", f"my order no. {R} and Order number is {R}"),
+        # card numbers with other separators
+        ("4111 1111 1111 1111", "card 4111-1111-1111-1111 or 4111111111111111", f"card {R} or {R}"),
+    ],
+)
+def test_a_value_is_found_however_it_is_written(value, text, expected):
+    assert redact_identifiers(text, [value]) == expected
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        ("+44 7700 900123", "Support: +44 20 7946 0000, or 7700 of us, +44."),  # a phone's parts are not replaced
+        ("GB47NWBK21580012345678", "Sort code NWBK 2158, bank GB47."),  # nor an IBAN's
+        ("ORD-123456", "Order ORD-654321 and code 1234567 and ORD-12345"),  # other numbers, longer and shorter
+        ("ada.lee@example.com", "ada.lee wrote from example.com; xada.lee@example.com.au"),  # an e-mail's parts
+        ("+44 7700 900123", "ref 177009001234 and 77009001230"),  # digits glued to more digits
+    ],
+)
+def test_a_structured_value_s_parts_are_never_replaced(value, text):
+    assert redact_identifiers(text, [value]) == text
+
+
+def test_value_spans_are_whole_values_only():
+    from dpsynrag.data.redaction import value_spans
+
+    text = "Northwind Bank: NORTHWIND  BANK; Northwind; +44 20 7946 0000 = 020 7946 0000"
+    assert value_spans(text, ["Northwind Bank", "+44 20 7946 0000"]) == [(0, 14), (16, 31), (44, 60), (63, 76)]
+
+
+def test_name_parts_inside_protected_spans_are_kept():
+    from dpsynrag.data.redaction import identifier_spans
+
+    text = "Grace Barclay banks at Barclay Bank."
+    assert identifier_spans(text, ["Grace Barclay"]) == [(0, 13), (23, 30)]
+    assert identifier_spans(text, ["Grace Barclay"], protected=[(23, 35)]) == [(0, 13)]
+    assert identifier_spans("Barclay Bank", ["Barclay Bank"], protected=[(0, 12)]) == [(0, 12)]  # a whole value: always
+
+
+def test_span_counts_from_the_first_complete_iteration(tmp_path):
+    docs = [Document("a", "Ann Lee (+44 7700 900123) is ill; Lee said.", ("Ann Lee", "07700 900123")),
+            Document("b", "Bo is fine."), Document("c", "Cy Ra and Cy.", ("Cy Ra",))]
+    redacted = RedactedDocuments(docs)
+    expected = {"documents": 3, "documents_with_spans": 2, "spans": {"IDENTIFIER": 5}}
+    assert redacted.span_counts() == expected  # no pass yet: one counting pass
+    again = RedactedDocuments(docs)
+    first = next(iter(again))
+    assert first.text == f"{R} ({R}) is ill; {R} said." and again._counts is None  # an unfinished pass counts nothing
+    assert [d.text for d in again][2] == f"{R} and {R}."
+    assert again.span_counts() == expected

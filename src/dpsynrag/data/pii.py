@@ -170,7 +170,10 @@ def check_entities(entities: Sequence[str] | None, model: str | None = None) -> 
 
 
 def _subtract(span: tuple[int, int], protected: Sequence[tuple[int, int]], text: str) -> list[tuple[int, int]]:
-    """``span`` less the ``protected`` spans: the pieces left that hold a letter or digit."""
+    """``span`` less the ``protected`` spans: ``span`` itself when it overlaps none, else the pieces left that
+    hold a letter or digit, each cut to its first and last letter or digit."""
+    if not any(ps < span[1] and span[0] < pe for ps, pe in protected):
+        return [span]
     pieces = [span]
     for ps, pe in protected:
         kept = []
@@ -180,7 +183,12 @@ def _subtract(span: tuple[int, int], protected: Sequence[tuple[int, int]], text:
             else:
                 kept += [(a, b) for a, b in ((s, ps), (pe, e)) if a < b]
         pieces = kept
-    return [(s, e) for s, e in sorted(pieces) if any(ch.isalnum() for ch in text[s:e])]
+    trimmed = []
+    for s, e in sorted(pieces):  # from the first to the last letter or digit of each piece; none: dropped
+        inner = [i for i in range(s, e) if text[i].isalnum()]
+        if inner:
+            trimmed.append((inner[0], inner[-1] + 1))
+    return trimmed
 
 
 class PIIRedactor:
@@ -212,9 +220,9 @@ class PIIRedactor:
 
     def find(self, text: str) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]:
         """``(spans, protected)``: the ``(start, end, entity type)`` spans of ``text`` to replace (a span
-        overlapping an allow-listed string loses the overlap; unmerged, in order) and the ``(start, end)``
+        overlapping an allow-listed string loses the overlap; merged per entity type, in order) and the ``(start, end)``
         spans of the allow-listed strings. A function of ``text`` alone."""
-        from dpsynrag.data.pii_rules import address_spans, person_spans
+        from dpsynrag.data.pii_rules import address_spans, iban_spans, person_spans, phone_spans
 
         found: list[tuple[int, int, str]] = []
         patterns = [e for e in self.entities if e in PATTERN_ENTITIES]
@@ -222,6 +230,12 @@ class PIIRedactor:
             found += [(r.start, r.end, r.entity_type) for r in _analyzer().analyze(text, language="en", entities=patterns)]
         if "PERSON" in self.entities:
             found += [(s, e, "PERSON") for s, e in person_spans(text)]
+        if "IBAN_CODE" in self.entities:  # a wrong checksum too
+            found += [(s, e, "IBAN_CODE") for s, e in iban_spans(text)]
+        if "PHONE_NUMBER" in self.entities:  # numbers of unassigned or reserved ranges too; not inside an IBAN
+            ibans = iban_spans(text) + [(s, e) for s, e, entity in found if entity in ("IBAN_CODE", "CREDIT_CARD")]
+            found += [(s, e, "PHONE_NUMBER") for s, e in phone_spans(text)
+                      if not any(a <= s and e <= b for a, b in ibans)]
         if "ADDRESS" in self.entities:
             found += [(s, e, "ADDRESS") for s, e in address_spans(text)]
         if self._nlp is not None:
@@ -230,7 +244,10 @@ class PIIRedactor:
         protected = value_spans(text, self.allow) if self.allow else []
         if protected:
             found = [(s, e, entity) for start, end, entity in found for s, e in _subtract((start, end), protected, text)]
-        return sorted(found), protected
+        by_entity: dict[str, list[tuple[int, int]]] = {}
+        for start, end, entity in found:  # one span per place and entity type, whichever finders found it
+            by_entity.setdefault(entity, []).append((start, end))
+        return sorted((s, e, entity) for entity, spans in by_entity.items() for s, e in merge_spans(spans)), protected
 
     def __call__(self, text: str) -> str:
         return replace_spans(text, [(s, e) for s, e, _ in self.find(text)[0]], self.placeholder)

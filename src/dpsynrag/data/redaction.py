@@ -63,7 +63,7 @@ def _spaced(chars: str) -> str:
 
 
 def _phone_body(value: str, digits: str) -> str:
-    """Every form of a phone number: ``+CC``/``00CC`` or a trunk ``0`` (also ``(0)``) before its national
+    """Every form of a phone number: ``+CC``/``00CC`` or a trunk ``0`` (also ``(0)``, ``(0``) before its national
     significant number, any separators between its digits. A value without ``+`` may carry any country
     code in the text."""
     country, national = r"\d{1,3}", digits
@@ -77,7 +77,7 @@ def _phone_body(value: str, digits: str) -> str:
             national = ("0" if number.italian_leading_zero else "") + str(number.national_number)
     elif national.startswith("0"):
         national = national[1:]  # the trunk prefix of a national number
-    return rf"(?:(?:\+|00){_SEP}{country}{_SEP})?(?:0{_SEP})?{_spaced(national)}"
+    return rf"(?:(?:\+|00){_SEP}{country}{_SEP})?(?:\(?0{_SEP}|\()?{_spaced(national)}"
 
 
 @lru_cache(maxsize=4096)
