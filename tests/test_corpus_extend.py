@@ -124,6 +124,36 @@ def test_an_input_already_built_in_full_is_refused_before_anything_is_read(tmp_p
     assert len(led.releases()) == 1 and not (tmp_path / "new").exists()
 
 
+def test_the_same_documents_with_other_whitespace_are_not_new(tmp_path, tiny_lm, base, monkeypatch):
+    """Issue 42: the whitespace-changed file (a doubled space, a trailing space, CRLF) was taken as 6 new
+    documents. A document is recognised in normal form; an owner record of the exact-text rule (written before
+    issue 42) still keeps its documents out."""
+    from dpsynrag.methods import get_method
+
+    old, led = base
+
+    def no_build(*a, **k):
+        raise AssertionError("the build must not run")
+
+    monkeypatch.setattr(type(get_method("dp-synrag")), "build", no_build)
+    edited = [t.replace(" ", "  ", 1) + " \r\n" for t in OLD]
+    with pytest.raises(DataError, match=r"all 6 document\(s\) of the new documents are already built into"):
+        _extend(tmp_path, tiny_lm, led, edited)
+    # an owner record written before issue 42: exact-text fingerprints under the old algorithm name
+    from dpsynrag.corpus.format import sealed_fingerprints
+    from dpsynrag.privacy.fingerprints import EXACT_TEXT, unit_fingerprint_per_document
+
+    path = owner_audit_path(tmp_path / "old")
+    owner = json.loads(path.read_text())
+    key = bytes.fromhex(owner["fingerprints"]["key"])
+    exact = sorted({f.hex() for f in unit_fingerprint_per_document(edited, key, rule=EXACT_TEXT)})
+    owner["fingerprints"] = sealed_fingerprints({"algorithm": "hmac-sha256-128", "key": key.hex(),
+                                                 "unit_kind": "document", "fingerprints": exact})
+    path.write_text(json.dumps(owner))
+    with pytest.raises(DataError, match=r"all 6 document\(s\) of the new documents are already built into"):
+        _extend(tmp_path, tiny_lm, led, edited)
+
+
 def test_an_extension_can_be_extended_again(tmp_path, tiny_lm, base):
     old, led = base
     _extend(tmp_path, tiny_lm, led, NEW[:3])
@@ -304,7 +334,7 @@ def test_a_build_owner_record_holds_keyed_fingerprints_of_its_documents(tmp_path
     expected = sorted(hmac.new(key, b"text\x00" + hashlib.sha256(t.encode()).digest(), hashlib.sha256).digest()[:16].hex()
                       for t in OLD)
     assert fp["fingerprints"] == expected and fp["units"] == 6 and fp["unit_kind"] == "document"
-    assert fp["algorithm"] == "hmac-sha256-128" and len(key) == 32
+    assert fp["algorithm"] == "hmac-sha256-128/normalized-text" and len(key) == 32
     body = {"algorithm": fp["algorithm"], "key": fp["key"], "unit_kind": "document", "units": 6, "fingerprints": expected}
     assert fp["sha256"] == hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     other = json.loads(owner_audit_path(tmp_path / "old").read_text())  # never the texts themselves

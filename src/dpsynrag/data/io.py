@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dpsynrag import textkeys
 from dpsynrag.data.readers import SUPPORTED_EXTENSIONS, CutText, iter_rows
 from dpsynrag.errors import ConfigError, DataError
 
@@ -82,12 +83,13 @@ def max_document_chars(max_tokens: int) -> int:
     return (max_tokens + 1) * MAX_CHARS_PER_TOKEN
 
 
-def cut_text(text: str, max_chars: int | None) -> tuple[str, bytes | None]:
-    """``(text[:max_chars], SHA-256 of the whole text)`` when ``text`` is longer than ``max_chars``
-    characters, else ``(text, None)`` (also when ``max_chars`` is None)."""
+def cut_text(text: str, max_chars: int | None) -> tuple[str, bytes | None, bytes | None]:
+    """``(text[:max_chars], SHA-256 of the whole text, its normal-form key)`` when ``text`` is longer than
+    ``max_chars`` characters (the key: :func:`~dpsynrag.textkeys.text_key`), else ``(text, None, None)``
+    (also when ``max_chars`` is None)."""
     if max_chars is None or len(text) <= max_chars:
-        return text, None
-    return text[:max_chars], hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+        return text, None, None
+    return text[:max_chars], hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest(), textkeys.text_key(text)
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,9 @@ class Document:
             SHA-256 digest (32 bytes) of the whole text, which the privacy ledger fingerprints
             (:func:`~dpsynrag.privacy.fingerprints.dataset_fingerprint`); None for a text as read. Private: left
             out of ``repr``, never written.
+        text_key: when ``text`` was cut at read time, the whole text's :func:`~dpsynrag.textkeys.text_key`
+            (SHA-256 of its normal form: how the ledger and ``--extend`` recognise the document across files,
+            line endings and whitespace); None for a text as read. Private, as ``text_sha256``.
         unit: the key of the privacy unit (person) the document belongs to: the value of the
             ``unit_field`` (``--privacy-unit-field``; stringified, never empty), None when the collection is
             read without one (each document is its own unit). Documents with the same key are one unit:
@@ -116,6 +121,7 @@ class Document:
     identifiers: tuple[str, ...] = field(default=(), repr=False)
     text_sha256: bytes | None = field(default=None, repr=False)
     unit: str | None = field(default=None, repr=False)
+    text_key: bytes | None = field(default=None, repr=False)
 
 
 def load_documents(path: str | os.PathLike[str], **options: Any) -> list[Document]:
@@ -212,7 +218,8 @@ def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: in
                 f"{file.name}, {where}: field {text_field!r} is empty (or whitespace only). "
                 "Hint: remove empty documents before loading."
             )
-        text, digest = (str(text), text.sha256) if isinstance(text, CutText) else cut_text(text, max_chars)
+        text, digest, normal_key = (str(text), text.sha256, text.key) if isinstance(text, CutText) else cut_text(
+            text, max_chars)
         doc_id = str(row_index) if id_field is None else _document_id(row, id_field, where, file)
         if id_field is not None:
             key = _hash64(doc_id)
@@ -228,7 +235,8 @@ def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: in
         unit = None if unit_field is None else _unit(row, unit_field, where, file)
         count += 1
         del row  # with a cut text, the whole one goes now
-        yield Document(id=doc_id, text=text, identifiers=identifiers, text_sha256=digest, unit=unit)
+        yield Document(id=doc_id, text=text, identifiers=identifiers, text_sha256=digest, unit=unit,
+                       text_key=normal_key)
     if not count:
         raise DataError(f"{file.name}: no documents found in {str(file)!r} (the file has no data rows).")
 
@@ -349,9 +357,10 @@ def as_documents(
                 f"but the build is per person ({unit_field}). Every document needs its person's key: give each "
                 "Document its unit=..., or build without privacy_unit_field."
             )
-        cut, digest = cut_text(text, max_chars)
+        cut, digest, key = cut_text(text, max_chars)
         if digest is not None:
-            out[-1] = dataclasses.replace(out[-1], text=cut, text_sha256=out[-1].text_sha256 or digest)
+            out[-1] = dataclasses.replace(out[-1], text=cut, text_sha256=out[-1].text_sha256 or digest,
+                                          text_key=out[-1].text_key or key)
     if not out:
         raise DataError("the document collection is empty.")
     warn_duplicate_texts(out)

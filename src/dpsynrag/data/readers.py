@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dpsynrag.errors import DataError
+from dpsynrag.textkeys import text_key, text_key_of_utf8
 
 JSONL_EXTENSIONS = (".jsonl", ".ndjson", ".json")
 CSV_EXTENSIONS = (".csv",)
@@ -32,10 +33,12 @@ class CutText(str):
 
     Attributes:
         sha256: the SHA-256 digest (32 bytes) of the whole text, as UTF-8.
+        key: the whole text's :func:`~dpsynrag.textkeys.text_key` (SHA-256 of its normal form, 32 bytes).
         blank: whether the whole text was whitespace only.
     """
 
     sha256: bytes
+    key: bytes
     blank: bool
 
     @classmethod
@@ -43,6 +46,7 @@ class CutText(str):
         """``text[:max_chars]`` with the whole ``text``'s digest and blankness (``text`` longer than ``max_chars``)."""
         cut = cls(text[:max_chars])
         cut.sha256 = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+        cut.key = text_key(text)
         cut.blank = text.isspace()
         return cut
 
@@ -266,7 +270,10 @@ def _parquet_texts(column, max_chars: int | None) -> list:
     for i in longer:
         whole = column[i]
         cut = CutText(values[i])
-        cut.sha256 = hashlib.sha256(whole.as_buffer()).digest()
+        buffer = whole.as_buffer()
+        cut.sha256 = hashlib.sha256(buffer).digest()
+        view = memoryview(buffer)
+        cut.key = text_key_of_utf8(view[i:i + (1 << 20)] for i in range(0, len(view), 1 << 20))
         cut.blank = bool(pc.utf8_is_space(whole).as_py())
         values[i] = cut
     return values

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from dpsynrag.corpus.format import (
-    FINGERPRINT_ALGORITHM,
+    FINGERPRINT_ALGORITHMS_READ,
     extension_guarantee,
     fingerprints_sha256,
     owner_audit_path,
@@ -61,7 +61,7 @@ from dpsynrag.corpus.reader import SyntheticCorpus
 from dpsynrag.corpus.writer import CorpusWriter
 from dpsynrag.errors import ConfigError, CorpusError, DataError
 from dpsynrag.methods import get_method
-from dpsynrag.privacy.fingerprints import unit_fingerprint_per_document
+from dpsynrag.privacy.fingerprints import EXACT_TEXT, unit_fingerprint_per_document
 
 log = logging.getLogger("dpsynrag.extend")
 
@@ -108,7 +108,7 @@ def read_owner_fingerprints(corpus_dir: str | os.PathLike) -> tuple[dict, dict]:
     except (OSError, ValueError) as exc:
         raise CorpusError(f"--extend: cannot read the owner-only record {path}: {type(exc).__name__}.") from None
     fp = owner.get("fingerprints") if isinstance(owner, dict) else None
-    ok = (isinstance(fp, dict) and fp.get("algorithm") == FINGERPRINT_ALGORITHM and isinstance(fp.get("key"), str)
+    ok = (isinstance(fp, dict) and fp.get("algorithm") in FINGERPRINT_ALGORITHMS_READ and isinstance(fp.get("key"), str)
           and len(fp["key"]) == 64 and isinstance(fp.get("fingerprints"), list) and fp.get("unit_kind") in ("document", "unit"))
     if not ok:
         raise CorpusError(
@@ -261,9 +261,14 @@ def extend_corpus(
         raise ConfigError(f"--extend: the corpus was built per {old_fp['unit_kind']} and the new documents are read "
                           f"per {new_fp['unit_kind']}: use the same privacy unit (--privacy-unit-field) as the corpus.")
     earlier = set(old_fp["fingerprints"])
-    per_document = [f.hex() for f in unit_fingerprint_per_document(docs, key)]
-    kept = [d for d, f in zip(docs, per_document) if f not in earlier]  # units already built: left out
-    dropped_units = sum(f in earlier for f in new_fp["fingerprints"])
+    # a document is left out when its unit is in an earlier build under today's rule (text and person key in
+    # normal form) or under the exact-text rule of owner records written before issue 42 (conservative: a
+    # text not in normal form has two fingerprints and either keeps it out)
+    normal = unit_fingerprint_per_document(docs, key)
+    exact = unit_fingerprint_per_document(docs, key, rule=EXACT_TEXT)
+    already = [f.hex() in earlier or g.hex() in earlier for f, g in zip(normal, exact)]
+    kept = [d for d, a in zip(docs, already) if not a]  # units already built: left out
+    dropped_units = len({f for f, a in zip(normal, already) if a})
     kind = new_fp["unit_kind"]
     if not kept:
         raise DataError(

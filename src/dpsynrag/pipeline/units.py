@@ -28,6 +28,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from dpsynrag.errors import ConfigError, DataError
+from dpsynrag.textkeys import unit_key
 
 
 class PrivacyUnits:
@@ -72,7 +73,8 @@ class PrivacyUnits:
     @classmethod
     def from_documents(cls, documents: Iterable, field: str) -> "PrivacyUnits":
         """The units of ``documents`` (anything with a ``unit`` attribute: :class:`~dpsynrag.data.io.Document`),
-        by their :attr:`~dpsynrag.data.io.Document.unit` keys.
+        by their :attr:`~dpsynrag.data.io.Document.unit` keys in normal form (:func:`~dpsynrag.textkeys.unit_key`:
+        "Alice Smith" and "alice  smith" are one person, as in the privacy ledger; merging is conservative).
 
         Raises:
             DataError: a document without a unit key (None or empty): it names the document's position,
@@ -88,7 +90,7 @@ class PrivacyUnits:
                     "document needs its person's key. Hint: read the collection with the unit field "
                     "(--privacy-unit-field; privacy_unit_field=) or give each Document its unit=..."
                 )
-            unit_of.append(index.setdefault(key, len(index)))
+            unit_of.append(index.setdefault(unit_key(key), len(index)))
         return cls(np.asarray(unit_of, dtype=np.int64), field)
 
     def __len__(self) -> int:

@@ -1,6 +1,12 @@
 """Keyed fingerprints of a private collection's privacy units, and the name of the collection, for the
 privacy-budget ledger (:mod:`dpsynrag.privacy.ledger`) and a corpus lineage's disjointness check: keyed
 hashes only, never any text.
+
+A document is recognised by its text in normal form and a person by their key in normal form
+(:mod:`dpsynrag.textkeys`: NFC, whitespace runs and line endings; person keys also case-folded), so the same
+records saved with CRLF line endings or a doubled space are the same units (issue 42). Ledgers and corpus
+lineages written before (fingerprints of the exact text: :data:`EXACT_TEXT`) are still honoured: a scan with
+``exact_text=True`` adds each document's exact-text fingerprint where it differs.
 """
 
 from __future__ import annotations
@@ -11,29 +17,55 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from dpsynrag.errors import ConfigError
+from dpsynrag.textkeys import text_key, unit_key
 
 FINGERPRINT_BYTES = 16  # HMAC-SHA256 cut to 128 bits
+NORMALIZED_TEXT = "normalized-text"
+"""Texts and person keys fingerprinted in normal form (:mod:`dpsynrag.textkeys`), from issue 42 on."""
+EXACT_TEXT = "exact-text"
+"""Texts and person keys fingerprinted exactly as read (ledgers and owner records written before issue 42)."""
 
 
 def _text_digest(document: Any) -> bytes:
-    """SHA-256 (32 bytes) of a document's whole text (its ``text_sha256`` when it was cut at read time)."""
+    """A document's :func:`~dpsynrag.textkeys.text_key` (SHA-256 of its whole text in normal form; its
+    ``text_key`` when it was cut at read time)."""
+    return getattr(document, "text_key", None) or text_key(getattr(document, "text", document))
+
+
+def _exact_digest(document: Any) -> bytes:
+    """SHA-256 (32 bytes) of a document's whole text as read (its ``text_sha256`` when cut at read time):
+    the rule of :data:`EXACT_TEXT`."""
     return getattr(document, "text_sha256", None) or hashlib.sha256(
         getattr(document, "text", document).encode("utf-8", "surrogatepass")).digest()
 
 
-def _unit_keys(documents: Iterable[Any], unit_ids: Sequence[Any] | None) -> Iterator[tuple[bytes, bytes | None]]:
-    """Per document: (its text's SHA-256, the message naming its unit or None when it is its own unit).
+def _unit_keys(documents: Iterable[Any], unit_ids: Sequence[Any] | None, *, rule: str = NORMALIZED_TEXT
+               ) -> Iterator[tuple[bytes, bytes | None]]:
+    """Per document: (its text's digest, the message naming its unit or None when it is its own unit), under
+    ``rule`` (:data:`NORMALIZED_TEXT`: text key and unit key in normal form; :data:`EXACT_TEXT`: as read).
 
     The unit is ``unit_ids[i]`` when given, else the document's ``unit`` (``--privacy-unit-field``), else
     none (the document is its own unit, named by its text)."""
+    if rule not in (NORMALIZED_TEXT, EXACT_TEXT):
+        raise ConfigError(f"unknown fingerprint rule {rule!r}: {NORMALIZED_TEXT!r} or {EXACT_TEXT!r}.")
+    for keys in _keys_by_rule(documents, unit_ids, (rule,)):
+        yield keys[0]
+
+
+def _keys_by_rule(documents: Iterable[Any], unit_ids: Sequence[Any] | None, rules: Sequence[str]
+                  ) -> Iterator[tuple[tuple[bytes, bytes | None], ...]]:
+    """Per document, in one pass: its (text digest, unit message) under each of ``rules``."""
     documents = list(documents) if unit_ids is not None else documents
     if unit_ids is not None and len(unit_ids) != len(documents):
         raise ConfigError(f"`unit_ids` gives {len(unit_ids)} unit keys for {len(documents)} documents.")
     for i, d in enumerate(documents):
         unit = unit_ids[i] if unit_ids is not None else getattr(d, "unit", None)
-        if unit is not None and str(unit) == "":
+        if unit is not None and str(unit).strip() == "":
             raise ConfigError(f"document {i + 1} has an empty privacy-unit key.")
-        yield _text_digest(d), None if unit is None else str(unit).encode("utf-8", "surrogatepass")
+        yield tuple((_exact_digest(d), None if unit is None else str(unit).encode("utf-8", "surrogatepass"))
+                    if rule == EXACT_TEXT else
+                    (_text_digest(d), None if unit is None else unit_key(str(unit)).encode("utf-8", "surrogatepass"))
+                    for rule in rules)
 
 
 def unit_message(text_digest: bytes, unit: bytes | None) -> bytes:
@@ -63,29 +95,64 @@ def unit_fingerprints(documents: Iterable[Any], key: bytes, *, unit_ids: Sequenc
     return {keyed_fingerprint(key, unit_message(digest, unit)) for digest, unit in _unit_keys(documents, unit_ids)}
 
 
-def unit_fingerprint_per_document(documents: Iterable[Any], key: bytes, *,
-                                  unit_ids: Sequence[Any] | None = None) -> list[bytes]:
+def unit_fingerprint_per_document(documents: Iterable[Any], key: bytes, *, unit_ids: Sequence[Any] | None = None,
+                                  rule: str = NORMALIZED_TEXT) -> list[bytes]:
     """Each document's unit fingerprint, in the documents' order (:func:`unit_fingerprints` before the
     set is taken: the documents of one unit share theirs), e.g. to leave out the documents of units an
-    earlier build already read (``dpsynrag build --extend``). Args and errors as :func:`unit_fingerprints`."""
-    return [keyed_fingerprint(key, unit_message(digest, unit)) for digest, unit in _unit_keys(documents, unit_ids)]
+    earlier build already read (``dpsynrag build --extend``). ``rule``: :data:`NORMALIZED_TEXT` (default)
+    or :data:`EXACT_TEXT` (to compare with an owner record written before issue 42). Args and errors as
+    :func:`unit_fingerprints`."""
+    return [keyed_fingerprint(key, unit_message(digest, unit))
+            for digest, unit in _unit_keys(documents, unit_ids, rule=rule)]
 
 
-def dataset_fingerprint(documents: Sequence[Any], *, unit_ids: Sequence[Any] | None = None) -> str:
+def dataset_fingerprint(documents: Sequence[Any], *, unit_ids: Sequence[Any] | None = None,
+                        rule: str = NORMALIZED_TEXT) -> str:
     """SHA-256 (hex) naming a private collection in the ledger (its releases are listed under it).
 
-    Computed over the documents' texts (not ids, field names or file format), as the sorted multiset
-    of each text's SHA-256: the same collection read from JSONL or CSV, in any order, with any ids, is
+    Computed over the documents' texts in normal form (not ids, field names, file format, line endings or
+    whitespace runs), as the sorted multiset of each text's :func:`~dpsynrag.textkeys.text_key`: the same collection read from JSONL or CSV, in any order, with any ids, is
     one collection. With privacy units (``unit_ids``, or the documents' ``unit``), over the sorted
     multiset of (text, unit key) digest pairs instead, so another grouping of the same texts is another
     collection. What composes is decided per unit (:func:`unit_fingerprints`), not by this name.
 
     Args:
-        documents: :class:`~dpsynrag.data.io.Document` objects (their ``text``; a text cut at read time by
-            its whole text's digest, ``text_sha256``, so the cut never changes the fingerprint) or strings.
+        documents: :class:`~dpsynrag.data.io.Document` objects (their ``text`` in normal form; a text cut at
+            read time by its whole text's key, ``text_key``, so the cut never changes the fingerprint) or strings.
         unit_ids: as in :func:`unit_fingerprints`.
+        rule: :data:`NORMALIZED_TEXT`, or :data:`EXACT_TEXT` for the name a ledger gave the collection before
+            issue 42.
     """
-    return scan_collection(documents, None, unit_ids=unit_ids)[0]
+    if rule == NORMALIZED_TEXT:
+        return scan_collection(documents, None, unit_ids=unit_ids)[0]
+    keys = list(_unit_keys(documents, unit_ids, rule=rule))
+    return _collection_name([d if u is None else d + hashlib.sha256(u).digest() for d, u in keys],
+                            any(u is not None for _, u in keys))
+
+
+def exact_text_aliases(documents: Iterable[Any], key: bytes, *, unit_ids: Sequence[Any] | None = None,
+                       with_documents: bool = False) -> dict[bytes, bytes]:
+    """For a ledger written before issue 42: each unit's fingerprint under :data:`EXACT_TEXT` mapped to its
+    fingerprint under today's rule, where the two differ (a text or person key not in normal form), with the
+    documents' own fingerprints too when ``with_documents`` (as :func:`scan_collection`). The ledger carries
+    what an old fingerprint spent onto today's, once. Args and errors as :func:`unit_fingerprints`."""
+    aliases: dict[bytes, bytes] = {}
+    for (digest, unit), (old_digest, old_unit) in _keys_by_rule(documents, unit_ids, (NORMALIZED_TEXT, EXACT_TEXT)):
+        pairs = [((old_digest, old_unit), (digest, unit))]
+        if with_documents and unit is not None:
+            pairs.append(((old_digest, None), (digest, None)))
+        for old, new in pairs:
+            old_fp, new_fp = (keyed_fingerprint(key, unit_message(*m)) for m in (old, new))
+            if old_fp != new_fp:
+                aliases[old_fp] = new_fp
+    return aliases
+
+
+def _collection_name(digests: list[bytes], with_units: bool) -> str:
+    h = hashlib.sha256(b"dpsynrag-dataset-units-v1\x00" if with_units else b"dpsynrag-dataset-v1\x00")
+    for d in sorted(digests):
+        h.update(d if with_units else d[:32])
+    return h.hexdigest()
 
 
 def scan_collection(documents: Iterable[Any], key: bytes | None, *, unit_ids: Sequence[Any] | None = None,
@@ -107,7 +174,4 @@ def scan_collection(documents: Iterable[Any], key: bytes | None, *, unit_ids: Se
             units.add(keyed_fingerprint(key, unit_message(digest, unit)))
             if with_documents and unit is not None:
                 units.add(keyed_fingerprint(key, unit_message(digest, None)))
-    h = hashlib.sha256(b"dpsynrag-dataset-units-v1\x00" if with_units else b"dpsynrag-dataset-v1\x00")
-    for d in sorted(digests):
-        h.update(d if with_units else d[:32])
-    return h.hexdigest(), units, with_units
+    return _collection_name(digests, with_units), units, with_units

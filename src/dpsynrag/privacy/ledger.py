@@ -9,7 +9,13 @@ release that would take the most-spent of them over a lifetime budget **before a
 Documents, not files (issue 30): a collection is recorded as its set of unit fingerprints, keyed hashes
 ``HMAC-SHA256(key, ·)`` cut to 128 bits (:func:`~dpsynrag.privacy.fingerprints.unit_fingerprints`) of each document's unit key
 (:attr:`~dpsynrag.data.io.Document.unit`, ``--privacy-unit-field``) or, without units, of its whole text's
-SHA-256. The secret key is ``ledger.key`` beside the ledger (owner-only, made on first use; never any
+SHA-256, both in normal form (issue 42, :mod:`dpsynrag.textkeys`: the same records with CRLF line endings
+or other whitespace are the same units, and so are person keys that differ in case or whitespace). A
+ledger that already held releases when first opened by this version (``exact_text_units`` in its meta
+table) carries, once, what each old exact-text fingerprint spent onto the document's (or person's)
+normal-form fingerprint when a collection holding it is registered, so its earlier releases keep binding
+(the link is made when a form an old version read is read again: an old fingerprint is of exact bytes, so
+another form of the document cannot be traced back to it before that). The secret key is ``ledger.key`` beside the ledger (owner-only, made on first use; never any
 text in the ledger). A later release that reads a recorded document composes with every earlier release
 that read it, whatever file it came from: 299 of the same 300 documents get no fresh budget. A unit
 that no earlier release read starts at zero: releases on disjoint sets of units compose in parallel
@@ -58,7 +64,8 @@ from typing import Any
 
 from dpsynrag.errors import ConfigError, PrivacyBudgetExceededError
 from dpsynrag.privacy.conversions import CONVERSIONS
-from dpsynrag.privacy.fingerprints import scan_collection
+from dpsynrag.privacy.fingerprints import EXACT_TEXT, dataset_fingerprint, exact_text_aliases, scan_collection
+from dpsynrag.privacy.legacy import carry_exact_text_spend, holds_exact_text_units
 from dpsynrag.privacy.lifetime import Budget, Release, ledger_totals, lifetime_epsilon
 
 LEDGER_ENV = "DPSYNRAG_LEDGER"
@@ -173,6 +180,7 @@ class PrivacyLedger:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
             elif row[0] != str(SCHEMA_VERSION):
                 raise ConfigError(f"the privacy ledger {self.path} has schema {row[0]}; this dpsynrag reads {SCHEMA_VERSION}.")
+            self.exact_text_units = holds_exact_text_units(db)
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -331,6 +339,10 @@ class PrivacyLedger:
             documents, unit_ids: as in :func:`~dpsynrag.privacy.fingerprints.unit_fingerprints`.
         """
         dataset, units, with_units = scan_collection(documents, self.key, unit_ids=unit_ids, with_documents=True)
+        old_name = aliases = None
+        if self.exact_text_units:
+            old_name = dataset_fingerprint(documents, unit_ids=unit_ids, rule=EXACT_TEXT)
+            aliases = exact_text_aliases(documents, self.key, unit_ids=unit_ids, with_documents=True)
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM datasets WHERE dataset = ?", (dataset,)).fetchone():
                 return dataset
@@ -338,13 +350,18 @@ class PrivacyLedger:
                        (dataset, len(units), "unit" if with_units else "document", _now()))
             db.executemany("INSERT OR IGNORE INTO dataset_units VALUES (?, ?)", ((dataset, u) for u in units))
             db.executemany("INSERT OR IGNORE INTO units (unit) VALUES (?)", ((u,) for u in units))
+            if aliases:
+                carry_exact_text_spend(db, aliases)
             legacy = self._releases(db, dataset, unapplied=True)
+            if old_name is not None and old_name != dataset:  # schema-1 releases under the exact-text name
+                legacy += self._releases(db, old_name, unapplied=True)
+                db.execute("UPDATE releases SET applied = 1 WHERE dataset = ? AND applied = 0", (old_name,))
             if legacy:
                 t = ledger_totals(legacy, None)
                 self._add_to_units(db, dataset, t["rho"], math.fsum(r.delta_terms for r in legacy), t["delta"],
                                    len(legacy))
                 db.execute("UPDATE releases SET applied = 1 WHERE dataset = ? AND applied = 0", (dataset,))
-            budget = self._budget(db, dataset)
+            budget = self._budget(db, dataset) or (None if old_name is None else self._budget(db, old_name))
             if budget is not None:
                 db.execute("UPDATE units SET budget_epsilon = ?, budget_delta = ?, budget_conversion = ? WHERE "
                            "budget_epsilon IS NULL AND unit IN (SELECT unit FROM dataset_units WHERE dataset = ?)",

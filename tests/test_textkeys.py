@@ -1,0 +1,182 @@
+"""Issue 42, defect 2: a document (and a person) is recognised across files, line endings and whitespace.
+
+The ledger keyed a document by its exact bytes, so the same 400 documents with a trailing space, a doubled
+space or CRLF line endings got a fresh budget, and ``--extend`` took them as new. These tests fail on the
+exact-bytes rule and pass with the normal form of :mod:`dpsynrag.textkeys`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import unicodedata
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpsynrag.data.io import Document, cut_text, load_documents
+from dpsynrag.errors import PrivacyBudgetExceededError
+from dpsynrag.pipeline.units import PrivacyUnits
+from dpsynrag.privacy.charge import prepare_charge
+from dpsynrag.privacy.fingerprints import (
+    EXACT_TEXT,
+    dataset_fingerprint,
+    unit_fingerprint_per_document,
+    unit_fingerprints,
+)
+from dpsynrag.privacy.ledger import PrivacyLedger
+from dpsynrag.privacy.lifetime import lifetime_epsilon
+from dpsynrag.textkeys import TextKeyHasher, normalized_text, text_key, text_key_of_utf8, unit_key
+
+TEXTS = [f"Dear bank,\nmy card {i} was blocked  at the till.\nPlease call me back.\nThanks" for i in range(400)]
+PLAN = SimpleNamespace(rho=1.0, delta=0.0)
+DELTA = 1e-6
+ONE = lifetime_epsilon(1.0, 0.0, DELTA)
+TWO = lifetime_epsilon(2.0, 0.0, 2 * DELTA)
+
+
+def _charge(led, docs, label="x"):
+    return prepare_charge(led, docs, PLAN, delta=DELTA, kind="build", method="dp-synrag", label=label).commit()
+
+
+def _variants(texts):
+    """The issue's edits: a trailing space and one doubled space each; CRLF line endings; decomposed accents."""
+    return {
+        "trailing and doubled space": [t.replace(" ", "  ", 1) + " " for t in texts],
+        "CRLF": [t.replace("\n", "\r\n") for t in texts],
+        "tabs and no-break spaces": [t.replace(" ", "\t", 1).replace(" ", "\u00a0", 1) for t in texts],
+    }
+
+
+@pytest.mark.parametrize("a, b", [
+    ("a b\nc", "a  b\r\nc "), ("  x\ty\u00a0z\u2028", "x y z"), ("caf\u00e9", "cafe\u0301"), ("x\r\r\ny", "x y"),
+])
+def test_texts_that_differ_only_in_whitespace_or_nfc_share_a_key(a, b):
+    assert normalized_text(a) == normalized_text(b)
+    assert text_key(a) == text_key(b) == hashlib.sha256(normalized_text(a).encode()).digest()
+
+
+@pytest.mark.parametrize("a, b", [("Card blocked", "card blocked"), ("fee: 15 EUR", "fee 15 EUR"), ("ab", "a b")])
+def test_other_edits_make_another_document(a, b):
+    assert text_key(a) != text_key(b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(words=st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=6), max_size=30),
+       seps=st.lists(st.sampled_from([" ", "  ", "\n", "\r\n", "\t", "\u00a0", "\u3000"]), min_size=31, max_size=31),
+       cuts=st.lists(st.integers(0, 400), max_size=6))
+def test_the_key_in_pieces_equals_the_key_of_the_whole(words, seps, cuts):
+    """Any text, fed in pieces cut anywhere (also inside a word or a combining sequence), or as UTF-8 bytes
+    cut inside a character, has the key of the whole."""
+    text = "".join(w + s for w, s in zip(words, seps))
+    hasher = TextKeyHasher()
+    bounds = sorted({0, len(text), *(c for c in cuts if c < len(text))})
+    for lo, hi in zip(bounds, bounds[1:]):
+        hasher.update(text[lo:hi])
+    whole = hashlib.sha256(unicodedata.normalize("NFC", " ".join(text.split())).encode("utf-8")).digest()
+    assert hasher.digest() == text_key(text) == whole
+    data = text.encode("utf-8")
+    byte_bounds = sorted({0, len(data), *(c for c in cuts if c < len(data))})
+    assert text_key_of_utf8(data[lo:hi] for lo, hi in zip(byte_bounds, byte_bounds[1:])) == whole
+
+
+def test_a_long_text_is_keyed_in_chunks_as_a_whole(monkeypatch):
+    import dpsynrag.textkeys as tk
+
+    text = ("word \u00e9\r\n" * 50) + "tail"
+    expected = text_key(text)
+    monkeypatch.setattr(tk, "_CHUNK", 7)  # chunks cut inside words and CRLF pairs
+    assert tk.text_key(text) == expected
+
+
+def test_a_text_cut_at_read_time_keeps_the_key_of_its_whole_text(tmp_path):
+    long = "alpha beta\r\n" * 100
+    cut, digest, key = cut_text(long, 50)
+    assert len(cut) == 50 and digest == hashlib.sha256(long.encode()).digest() and key == text_key(long)
+    (tmp_path / "a.jsonl").write_text('{"text": "%s"}\n' % long.replace("\r\n", "\\r\\n"), encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text('{"text": "%s"}\n' % long.replace("\r\n", "  "), encoding="utf-8")
+    a = load_documents(tmp_path / "a.jsonl", max_chars=50)
+    b = load_documents(tmp_path / "b.jsonl", max_chars=50)
+    assert a[0].text_key == b[0].text_key == text_key(long) and a[0].text_sha256 != b[0].text_sha256
+    assert unit_fingerprints(a, b"k" * 32) == unit_fingerprints(b, b"k" * 32)
+
+
+@pytest.mark.parametrize("edit", sorted(_variants(["x"])))
+def test_the_same_documents_reformatted_get_no_fresh_budget(tmp_path, edit):
+    """The issue's case: 400 documents built once, then the same 400 with whitespace edits or CRLF: the second
+    release is refused at a lifetime budget that allows one release, and composes without a limit."""
+    led = PrivacyLedger(tmp_path / "a", lifetime_epsilon=(ONE + TWO) / 2)
+    _charge(led, TEXTS, "first")
+    edited = _variants(TEXTS)[edit]
+    assert all(e != t for e, t in zip(edited, TEXTS))
+    with pytest.raises(PrivacyBudgetExceededError, match=r"400 document\(s\)"):
+        _charge(led, edited, "edited")
+    open_led = PrivacyLedger(tmp_path / "b")
+    _charge(open_led, TEXTS, "first")
+    _charge(open_led, edited, "edited")
+    u = open_led.unit_totals()
+    assert u["units"] == 400 and u["at_max"] == 400 and u["max"]["releases"] == 2
+    assert u["max"]["epsilon"] == pytest.approx(TWO, rel=1e-12)
+    assert dataset_fingerprint(edited) == dataset_fingerprint(TEXTS)
+
+
+def test_person_keys_are_matched_in_normal_form(tmp_path):
+    assert unit_key("Alice Smith") == unit_key("alice  smith ") == unit_key("ALICE\tSMITH") == "alice smith"
+    assert unit_key("Ren\u00e9e") == unit_key("RENE\u0301E")
+    assert unit_key("Alice Smith") != unit_key("Alice Smyth")
+    docs = [Document("0", "a", unit="Alice Smith"), Document("1", "b", unit="alice  smith"),
+            Document("2", "c", unit="Bob")]
+    units = PrivacyUnits.from_documents(docs, "person")
+    assert len(units) == 2 and units.unit_of.tolist() == [0, 0, 1]
+    key = b"k" * 32
+    assert len(unit_fingerprints(docs, key)) == 2
+    led = PrivacyLedger(tmp_path, lifetime_epsilon=(ONE + TWO) / 2)
+    _charge(led, [Document("0", "x", unit="Alice Smith")])
+    with pytest.raises(PrivacyBudgetExceededError):
+        _charge(led, [Document("9", "another text", unit="ALICE  SMITH")])
+
+
+def _old_register(path, docs, rho):
+    """What dpsynrag wrote before issue 42: the collection's units keyed by their exact texts, one release."""
+    key = PrivacyLedger(path).key
+    name = dataset_fingerprint(docs, rule=EXACT_TEXT)
+    fps = set(unit_fingerprint_per_document(docs, key, rule=EXACT_TEXT))
+    db = sqlite3.connect(path / "ledger.sqlite")
+    with db:
+        db.execute("DELETE FROM meta WHERE key = 'exact_text_units'")
+        db.execute("INSERT INTO datasets VALUES (?, ?, 'document', '2026-01-01T00:00:00+00:00')", (name, len(fps)))
+        db.executemany("INSERT INTO dataset_units VALUES (?, ?)", ((name, f) for f in fps))
+        db.executemany("INSERT INTO units (unit, rho, delta, releases) VALUES (?, ?, ?, 1)", ((f, rho, DELTA) for f in fps))
+        db.execute("INSERT INTO releases (dataset, created, kind, method, label, count, rho, delta_terms, delta, applied) "
+                   "VALUES (?, '2026-01-01T00:00:00+00:00', 'build', 'dp-synrag', 'old', 1, ?, 0.0, ?, 1)",
+                   (name, rho, DELTA))
+    db.close()
+
+
+def test_a_ledger_written_before_keeps_its_exact_text_releases_binding(tmp_path):
+    crlf = _variants(TEXTS)["CRLF"]
+    _old_register(tmp_path / "a", crlf, 1.0)  # the old version read the CRLF file
+    led = PrivacyLedger(tmp_path / "a", lifetime_epsilon=(ONE + TWO) / 2)
+    assert led.exact_text_units
+    with pytest.raises(PrivacyBudgetExceededError, match=r"400 document\(s\)"):
+        _charge(led, crlf, "the CRLF file again")  # the old spend is carried onto the normal-form keys...
+    with pytest.raises(PrivacyBudgetExceededError, match=r"400 document\(s\)"):
+        _charge(led, TEXTS, "the LF copy")  # ...so from then on every form of these documents carries it
+    # carried once: with no limit, the old release and two new ones compose to rho 3, not more
+    _old_register(tmp_path / "b", crlf, 1.0)
+    open_led = PrivacyLedger(tmp_path / "b")
+    _charge(open_led, crlf, "CRLF again")
+    _charge(open_led, TEXTS, "LF")
+    _charge(open_led, crlf, "CRLF once more")
+    u = open_led.unit_totals()
+    assert u["max"]["rho"] == pytest.approx(4.0, rel=1e-12) and u["max"]["releases"] == 4
+    assert u["at_max"] == 400
+
+
+def test_a_new_ledger_registers_normal_form_only(tmp_path):
+    led = PrivacyLedger(tmp_path)
+    assert not led.exact_text_units
+    _charge(led, _variants(TEXTS[:5])["CRLF"])
+    assert led.unit_totals()["units"] == 5
