@@ -80,6 +80,25 @@ def _print_plan(report) -> None:
     print_privacy(report)
 
 
+def _check_input_fields(values: dict, config, identifier_fields: tuple[str, ...]) -> str:
+    """``build --dry-run``: the named fields exist in INPUT, from field names only (a CSV header, a Parquet
+    schema, a JSON-lines file's first object's keys; :func:`~dpsynrag.data.io.check_fields`). A task's data
+    folder is not checked (the task reads it), nor an INPUT that does not exist yet (said). Returns what the
+    dry run says it read ("" when nothing)."""
+    if values["input"].is_dir():
+        return ""
+    if not values["input"].exists():
+        console.print(f"{values['input']} does not exist (yet): its fields were not checked.")
+        return ""
+    from dpsynrag.data.io import check_fields
+
+    fields = {"--text-field": values["text_field"], "--id-field": values["id_field"],
+              "--identifier-field": identifier_fields,
+              "--privacy-unit-field": getattr(config, "privacy_unit_field", None)}
+    check_fields(values["input"], fields)
+    return "INPUT's field names checked (no document read)"
+
+
 def _estimate(config, method: Method, expected: int | None, *, filter_prompt: str | None, dry_run: bool):
     """Print the work of the build (and its timed estimate); returns the models it loaded ``(lm, embedder)``
     for the build to reuse, or ``(None, None)``. A real build estimated over 30 minutes says so first.
@@ -225,8 +244,10 @@ class BuildCommand(RegistryCommand):
             keyword_param("method", typer.Option("dp-synrag", "--method", help=f"The method: {names}."), str),
             _preset_param(),
             _expected_param(),
-            keyword_param("dry_run", typer.Option(False, "--dry-run", help="Print the privacy plan and the work "
-                   "(with --expected-documents), then stop: reads no data, spends nothing, writes nothing."), bool),
+            keyword_param("dry_run", typer.Option(False, "--dry-run", help="Check that INPUT (when it exists) has the named "
+                   "fields (field names only: a CSV header, a Parquet schema, a JSON-lines file's first row's keys), print the "
+                   "privacy plan and the work (with --expected-documents), then stop: reads no document, spends "
+                   "nothing, writes nothing."), bool),
             keyword_param("task", typer.Option(None, "--task", help="Public task (medical, movielens, ...): its self-filter and answer prompts."), Optional[str]),
             keyword_param("filter_prompt", typer.Option(None, "--filter-prompt", help="Self-filter prompt with {document} (instead of --task)."), Optional[str]),
             keyword_param("no_self_filter", typer.Option(False, "--no-self-filter", help="Keep every synthetic text (ablation)."), bool),
@@ -290,9 +311,10 @@ class BuildCommand(RegistryCommand):
                     console.print(f"no self-filter: preset {preset.name} turns it off, so {kept} (--filter-prompt to "
                                   "filter).")
             if values["dry_run"]:
+                checked = _check_input_fields(values, config, identifier_fields)
                 _print_plan(method.plan(config))
                 _estimate(config, method, values["expected_documents"], filter_prompt=filter_prompt, dry_run=True)
-                console.print("dry run: no data read, nothing spent, nothing written.")
+                console.print(f"dry run: {checked or 'no data read'}, nothing spent, nothing written.")
                 return
             if "threads" in inspect.signature(method.build).parameters:
                 build_options["threads"] = values["threads"]

@@ -50,6 +50,7 @@ __all__ = [
     "Document",
     "MAX_CHARS_PER_TOKEN",
     "SUPPORTED_EXTENSIONS",
+    "check_fields",
     "cut_text",
     "iter_documents",
     "load_documents",
@@ -183,6 +184,43 @@ def iter_documents(
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ConfigError(f"`limit` must be a positive integer or None. Found {limit!r}.")
+    file = _collection_file(path)
+    return _iter_documents(file, text_field, id_field, limit, identifier_fields=tuple(identifier_fields),
+                           max_chars=max_chars, unit_field=unit_field)
+
+
+def check_fields(path: str | os.PathLike[str], fields: Mapping[str, str | Sequence[str] | None]) -> list[str]:
+    """Check, from field names only, that a collection file has the fields a build will read (``build
+    --dry-run``): a CSV header, a Parquet schema, the keys of a JSON-lines file's first object
+    (:func:`~dpsynrag.data.readers.field_names`). No value is returned, printed or used.
+
+    Args:
+        path: the collection file.
+        fields: flag -> field name(s), e.g. ``{"--text-field": "text", "--identifier-field": ("iban",)}``;
+            None or empty: not used.
+
+    Returns:
+        The file's field names.
+
+    Raises:
+        DataFileNotFoundError, DataError: as :func:`iter_documents` for the path; a named field the file does
+            not have (naming the flag, the field and the fields there are).
+    """
+    from dpsynrag.data.readers import field_names
+
+    file = _collection_file(path)
+    names = field_names(file)
+    for flag, wanted in fields.items():
+        for name in (wanted,) if isinstance(wanted, str) else (wanted or ()):
+            if name not in names:
+                raise DataError(f"{file.name}: no field {name!r} ({flag}); the file's fields: "
+                                f"{', '.join(names) or '(none: no rows)'}.")
+    return names
+
+
+def _collection_file(path: str | os.PathLike[str]) -> Path:
+    """``path`` as a collection file that exists, is a file and has a supported extension (else the errors
+    of :func:`iter_documents`)."""
     file = Path(path)
     if not file.exists():
         raise DataFileNotFoundError(
@@ -196,8 +234,7 @@ def iter_documents(
             f"`path`: unknown file extension {file.suffix!r} for {str(file)!r}; "
             f"supported: {', '.join(SUPPORTED_EXTENSIONS)}. Hint: rename the file or convert it."
         )
-    return _iter_documents(file, text_field, id_field, limit, identifier_fields=tuple(identifier_fields),
-                           max_chars=max_chars, unit_field=unit_field)
+    return file
 
 
 def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: int | None, *,

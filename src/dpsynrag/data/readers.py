@@ -74,6 +74,36 @@ def iter_rows(
     return iter_parquet_rows(file, text_field, id_field, identifier_fields, max_chars=max_chars)
 
 
+def field_names(file: Path) -> list[str]:
+    """The field names of a collection file, reading names only where the format allows: a CSV file's header
+    row, a Parquet file's schema, the keys of a JSON-lines file's first object (its values are parsed but
+    never returned). Empty for a file without rows.
+
+    Raises:
+        DataError: an unsupported extension, or a malformed first row (as when reading it).
+    """
+    suffix = file.suffix.lower()
+    if suffix in PARQUET_EXTENSIONS:
+        import pyarrow.parquet as pq
+
+        return list(pq.ParquetFile(file).schema_arrow.names)
+    if suffix in CSV_EXTENSIONS:
+        _raise_csv_field_limit()
+        with open(file, "rb") as raw:
+            try:
+                header = next(csv.reader(io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")), [])
+            except UnicodeDecodeError:
+                raise _csv_utf8_error(file) from None
+            except csv.Error as exc:
+                raise DataError(f"{file.name}, line 1: malformed CSV header: {exc}.") from None
+        return [name.strip() for name in header]
+    if suffix in JSONL_EXTENSIONS:
+        for _, _, row in iter_json_rows(file):
+            return list(map(str, row.keys()))
+        return []
+    raise DataError(f"{file.name}: unsupported file type {file.suffix!r}; use one of {', '.join(SUPPORTED_EXTENSIONS)}.")
+
+
 def _starts_with_bracket(handle) -> bool:
     """True when the first byte of ``handle`` that is not ASCII whitespace is ``[`` (reads only up to it)."""
     while chunk := handle.read(1 << 16):
