@@ -21,6 +21,7 @@ DOCS = [
                    "working days.", ("Bob Stone", "+44 20 7946 0123")),
     Document("c3", f"Card stolen. Call us on {SUPPORT} to block it; a replacement card arrives in 5 working days.",
              ("Cy Young",)),
+    Document("c4", "Please pay my landlord, Mr Chidi Okafor, who lives at 12 Rose Lane, Bristol BS1 4DJ.", ()),
 ]
 
 
@@ -72,11 +73,17 @@ def test_pii_patterns_of_people_not_in_the_file(checker):
                           "phone +1 (555) 013-4567.")
     assert sorted(t for t, _ in found.pii) == ["card", "email", "iban", "phone"] and found.identifiers == set()
     assert pii_matches("card 4111 1111 1111 1112") == []  # fails the Luhn check
-    third = checker.check("My landlord, Mr Okafor, lives at 12 Rose Lane, Bristol BS1 4DJ.")
-    assert sorted(t for t, _ in third.pii) == ["address", "name"] and third.leaks
-    assert pii_matches("Mr Okafor called", names=False) == []
-    company = LeakageChecker([], allow=["Northgate Bank"])
-    assert company.names and not company.check("Kind regards, Northgate Bank Customer Care.").pii
+    assert pii_matches("The fee is 1000000.00 or 2022-01-01 23:59.") == []  # an amount, a date: no phone
+
+
+def test_third_persons_names_and_addresses_of_the_private_documents(checker):
+    """c4 names a third person and an address that no field holds: both are found in any format; a name the
+    model makes up is not a leak."""
+    assert checker.names
+    third = checker.check("Ask CHIDI OKAFOR at 12 rose lane, bristol BS1 4DJ.")
+    assert third.pii == {("name", "chidiokafor"), ("address", "12roselanebristolbs14dj")} and third.leaks
+    assert checker.check("Ask Harry Mira about it.").pii == set()  # names by shape alone do not count
+    assert LeakageChecker(DOCS, names=False).check("Ask Chidi Okafor.").pii == set()
     assert pii_matches("on 2022-02-08 at 10") == []  # 8 digits: no phone
     assert pii_matches("Macedonia, 2022-01-01 23:59:59.233") == []  # a date and hour, 10 digits: no phone
 
@@ -128,7 +135,7 @@ def corpus_and_file(tmp_path):
     from servers import write_corpus
 
     private = tmp_path / "private.jsonl"
-    private.write_text("".join(json.dumps({"id": d.id, "text": d.text, "customer": d.identifiers[0],
+    private.write_text("".join(json.dumps({"id": d.id, "text": d.text, "customer": d.identifiers[0] if d.identifiers else None,
                                            "iban": d.identifiers[1] if len(d.identifiers) > 1 else None}) + "\n"
                                for d in DOCS))
     texts = ["A replacement card arrives in 5 working days.",  # 10: clean
@@ -148,13 +155,13 @@ def test_leakage_command_counts_kinds_and_lists_ids(corpus_and_file):
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     every, kept = report["all"], report["kept"]
-    # 5 values (Ann Lee, her IBAN, Bob Stone, his phone, Cy Young); 39 distinct 8-grams (c2 and c3 share 12)
-    assert report["private"] == {"documents": 3, "identifier_values": 5, "ngrams": 39, "ngram_words": 8, "allow": 1}
+    # 5 values (Ann Lee, her IBAN, Bob Stone, his phone, Cy Young); 48 distinct 8-grams (c2 and c3 share 12)
+    # and 4 names and addresses in the texts: Ann Lee, Bob Stone, Chidi Okafor and his address
+    assert report["private"] == {"documents": 4, "identifier_values": 5, "names_and_addresses": 4, "names_checked": True,
+                                 "ngrams": 48, "ngram_words": 8, "allow": 1}
     assert every["texts"] == 5 and every["texts_with_leak"] == 3 and kept["texts"] == 4 and kept["texts_with_leak"] == 2
-    # 11 holds a fragment of Ann Lee's IBAN and her first name (a name among the PII patterns)
-    assert every["first_ids"] == {"identifier": ["11"], "pii": ["11", "13"], "unique_ngram": ["14"],
-                                  "ngram": ["10", "12", "14"]}
-    assert every["pii_by_type"] == {"iban": 0, "email": 1, "card": 0, "phone": 0, "address": 0, "name": 1}
+    assert every["first_ids"] == {"identifier": ["11"], "pii": ["13"], "unique_ngram": ["14"], "ngram": ["10", "12", "14"]}
+    assert every["pii_by_type"] == {"iban": 0, "email": 1, "card": 0, "phone": 0, "address": 0, "name": 0}
     table = runner.invoke(app, [*args, "--strict"])
     assert table.exit_code == 1
     assert "identifier values (any format, 8-character fragments of codes)" in table.stdout

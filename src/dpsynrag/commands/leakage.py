@@ -18,7 +18,7 @@ __all__ = ["leakage_command"]
 _FLAGS = {"text_field": "--text-field", "id_field": "--id-field", "identifier_fields": "--identifier-field",
           "ngram_words": "--ngram-words", "allow_file": "--pii-allow-file"}
 _LABELS = {"identifier": "identifier values (any format, 8-character fragments of codes)",
-           "pii": "PII patterns not allow-listed (IBAN, e-mail, card, phone)",
+           "pii": "PII not allow-listed (IBAN, e-mail, card, phone shapes; the private texts' names, addresses)",
            "unique_ngram": "n-grams of exactly one private document",
            "ngram": "n-grams of any private document (shared phrases; not a leak alone)"}
 
@@ -55,6 +55,7 @@ def leakage_command(
         fail(exc, _FLAGS)
         return
     result["private"] = {"documents": checker.documents, "identifier_values": checker.values,
+                         "names_and_addresses": checker.found, "names_checked": checker.names,
                          "ngrams": checker.ngrams, "ngram_words": ngram_words, "allow": len(values)}
     leaking = result["all"]["texts_with_leak"]
     if as_json:
@@ -68,7 +69,10 @@ def leakage_command(
 def _print(result: dict, ngram_words: int) -> None:
     p, every, kept = result["private"], result["all"], result["kept"]
     console.print(f"private file: {p['documents']} documents, {p['identifier_values']} identifier values, "
-                  f"{p['ngrams']} distinct {ngram_words}-word n-grams; {p['allow']} public strings allowed")
+                  f"{p['names_and_addresses']} names and addresses in the texts"
+                  + ("" if p["names_checked"] else " (addresses only: pip install 'dpsynrag[pii]' for names)")
+                  + f", {p['ngrams']} distinct {ngram_words}-word n-grams; {p['allow']} public strings allowed",
+                  markup=False)
     table = Table(title="corpus texts with a leak", title_justify="left")
     for column in ("kind", "all texts", "kept texts", "first ids (all texts)"):
         table.add_column(column)

@@ -191,7 +191,8 @@ def load_eval_data(config: EvalConfig) -> EvalData:
         "private_names_source": names_source,
         "private_names_rule": names_rule,
         "identifier_fields": list(task.identifier_fields),
-        "leakage_index": {"identifier_values": checker.values, "ngrams": checker.ngrams,
+        "leakage_index": {"identifier_values": checker.values, "names_and_addresses": checker.found,
+                          "names_checked": checker.names, "ngrams": checker.ngrams,
                           "ngram_words": checker.ngram_words, "allow": len(config.allow)},
         "support_buckets": [support_bucket_label(int(lo), task.support_buckets) for lo, _ in task.support_buckets],
     }

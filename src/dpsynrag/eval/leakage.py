@@ -17,11 +17,13 @@ corpus texts) for three kinds of leak:
   (``#943408`` for ``CASE-943408``). A first name alone is not its full name's value.
 * **pii** — text shaped like an IBAN (two capitals, two digits, then capitals and digits in groups of four,
   15–35 in all, at least 6 digits), an e-mail address, a card number (13–19 digits in groups that pass the
-  Luhn check) or a phone number (9–15 digits in groups, optionally after ``+``, no date among them), a
-  postal address (:func:`~dpsynrag.data.pii_rules.address_spans`: house number, street, postcode) or a
-  person's name (:func:`~dpsynrag.data.pii_rules.person_spans`: the census name lists with context cues;
-  only where the package ``names`` is installed, ``pip install 'dpsynrag[pii]'``, see
-  :func:`name_lists_available`), wherever it comes from, unless it is public (``allow``).
+  Luhn check) or a phone number (9–15 digits in groups, optionally after ``+``, no date among them, not an
+  amount such as ``1000000.00``), wherever it comes from, unless it is public (``allow``); and the postal
+  addresses and full names of people (two words or more) that the rule-based finders see in the *private
+  documents* (:func:`~dpsynrag.data.pii_rules.address_spans`, :func:`~dpsynrag.data.pii_rules.person_spans`:
+  a third person's name or address in a customer's message, which no field holds), looked for as whole
+  values in any format. Names need the census name lists (``pip install 'dpsynrag[pii]'``;
+  :func:`name_lists_available`); a name a model makes up is not a leak, so names are never matched by shape.
 * **ngram** — a run of :data:`NGRAM_WORDS` consecutive words (letters and digits, case-folded) shared with a
   private document; **unique_ngram** when that n-gram occurs in exactly one private document (a phrase many
   documents share is what a DP release may carry; one document's phrase is not).
@@ -54,8 +56,8 @@ from dpsynrag.data.io import Document
 from dpsynrag.data.pii_rules import address_spans, person_spans, require_name_lists
 from dpsynrag.errors import ConfigError, DataError
 
-__all__ = ["CODE_DIGITS", "FRAGMENT_CHARS", "KINDS", "MIN_VALUE_CHARS", "NGRAM_WORDS", "PII_TYPES", "LeakageChecker",
-           "TextLeaks", "corpus_leakage", "name_lists_available", "pii_matches", "read_public_strings"]
+__all__ = ["CODE_DIGITS", "FRAGMENT_CHARS", "KINDS", "MIN_VALUE_CHARS", "NGRAM_WORDS", "PATTERN_TYPES", "PII_TYPES",
+           "LeakageChecker", "TextLeaks", "corpus_leakage", "name_lists_available", "pii_matches", "read_public_strings"]
 
 FRAGMENT_CHARS = 8
 """Consecutive characters of a code-like identifier value's stream that count as a leak of it."""
@@ -68,8 +70,10 @@ NGRAM_WORDS = 8
 KINDS = ("identifier", "pii", "unique_ngram", "ngram")
 """The kinds of finding, as :meth:`LeakageChecker.summary` reports them; a text *leaks* when it has one of
 the first three (``ngram``, an n-gram of any number of private documents, is reported beside them)."""
-PII_TYPES = ("iban", "email", "card", "phone", "address", "name")
-"""The PII patterns, in the order they are matched (a span taken by one is not matched again)."""
+PATTERN_TYPES = ("iban", "email", "card", "phone")
+"""The PII shapes, in the order they are matched (a span taken by one is not matched again)."""
+PII_TYPES = (*PATTERN_TYPES, "address", "name")
+"""The PII types reported: the shapes, then the addresses and names found in the private documents."""
 
 _WORD = re.compile(r"[^\W_]+")
 _PII = {
@@ -79,6 +83,7 @@ _PII = {
     "phone": re.compile(r"(?<![\w+])(?:\+|00)?\(?[0-9]{1,5}\)?(?:[ .-]?\(?[0-9]{1,5}\)?){1,6}(?![\w])"),
 }
 _PHONE_DIGITS = (9, 15)
+_AMOUNT = re.compile(r"[0-9]+[.,][0-9]{1,2}")
 _DATE = re.compile(r"(?:19|20)[0-9]{2}[-./][0-9]{1,2}[-./][0-9]{1,2}|[0-9]{1,2}[-./][0-9]{1,2}[-./](?:19|20)[0-9]{2}")
 _DIGIT_RUN = re.compile(rf"[0-9]{{{CODE_DIGITS},}}")
 _PHONE_TAIL = 9  # digits compared with public numbers (national and international forms share them)
@@ -119,29 +124,27 @@ def name_lists_available() -> bool:
     return True
 
 
-def pii_matches(text: str, *, names: bool = True) -> list[tuple[str, str]]:
-    """The PII-shaped spans of ``text``: ``(type, span)`` pairs in :data:`PII_TYPES` order, each span of the
-    (NFKC) text taken by the first type that matches it (an IBAN's digits are not also a phone number);
-    ``names=False`` leaves person names out (needed where the name lists are not installed).
+def pii_matches(text: str) -> list[tuple[str, str]]:
+    """The PII-shaped spans of ``text``: ``(type, span)`` pairs in :data:`PATTERN_TYPES` order, each span of
+    the (NFKC) text taken by the first type that matches it (an IBAN's digits are not also a phone number).
     Card numbers must pass the Luhn check; phone numbers hold 9 to 15 digits and no date (``2022-01-01 23``
     is not a phone number); an IBAN is written in capitals,
     compact or in groups of four, with 15 to 35 characters of which at least 6 are digits."""
     norm = unicodedata.normalize("NFKC", text)
     taken = [False] * len(norm)
     found: list[tuple[str, str]] = []
-    spans = {"address": address_spans, "name": person_spans}
-    for kind in PII_TYPES:
-        if kind == "name" and not names:
-            continue
-        for start, end in (m.span() for m in _PII[kind].finditer(norm)) if kind in _PII else spans[kind](norm):
+    for kind in PATTERN_TYPES:
+        for m in _PII[kind].finditer(norm):
+            start, end = m.span()
             if any(taken[start:end]):
                 continue
-            span, digits = norm[start:end], _digits(norm[start:end])
+            span, digits = m.group(0), _digits(m.group(0))
             if kind == "iban" and (len(digits) < 6 or len(_stream(span)[0]) < 15):
                 continue
             if kind == "card" and not _luhn(digits):
                 continue
-            if kind == "phone" and (not (_PHONE_DIGITS[0] <= len(digits) <= _PHONE_DIGITS[1]) or _DATE.search(span)):
+            if kind == "phone" and (not (_PHONE_DIGITS[0] <= len(digits) <= _PHONE_DIGITS[1]) or _DATE.search(span)
+                                    or _AMOUNT.fullmatch(span)):
                 continue
             taken[start:end] = [True] * (end - start)
             found.append((kind, span))
@@ -190,7 +193,7 @@ class LeakageChecker:
         allow: public strings whose occurrences never count (see the module docstring).
         ngram_words: words of a copied n-gram (default :data:`NGRAM_WORDS`, >= 2).
         fragment_chars: characters of a code-like value's fragment (default :data:`FRAGMENT_CHARS`, >= 4).
-        names: look for person names among the PII patterns (default: where :func:`name_lists_available`);
+        names: collect the full names the private documents hold (default: where :func:`name_lists_available`);
             :attr:`names` says whether they are.
 
     Raises:
@@ -208,6 +211,7 @@ class LeakageChecker:
             require_name_lists()
         self.names = name_lists_available() if names is None else names
         self._values: dict[str, int] = {}  # value stream -> index
+        self._found: dict[str, list[tuple[str, str]]] = {}  # first characters -> (stream, type): names, addresses
         self._whole: dict[str, list[tuple[str, int]]] = {}  # first MIN_VALUE_CHARS characters -> (stream, index)
         self._fragments: dict[str, set[int]] = {}  # fragment -> value indices
         self._allow_windows: set[str] = set()
@@ -233,6 +237,7 @@ class LeakageChecker:
                 text = doc.text
             else:
                 text = str(doc)
+            self._add_found(text)
             grams = np.fromiter(self._ngram_hashes(text), np.uint64)
             if grams.size:
                 hashes.append(np.unique(grams))  # a document counts once per n-gram
@@ -249,6 +254,11 @@ class LeakageChecker:
     def values(self) -> int:
         """Distinct identifier values looked for."""
         return len(self._values)
+
+    @property
+    def found(self) -> int:
+        """Distinct names and addresses found in the private documents (looked for as PII)."""
+        return sum(len(v) for v in self._found.values())
 
     @property
     def ngrams(self) -> int:
@@ -272,6 +282,17 @@ class LeakageChecker:
                 if run != stream:
                     self._whole.setdefault(run[:MIN_VALUE_CHARS], []).append((run, idx))
 
+    def _add_found(self, text: str) -> None:
+        """The addresses and (with :attr:`names`) full names of ``text``, as whole values of their type."""
+        norm = unicodedata.normalize("NFKC", text)
+        spans = [("address", a, b) for a, b in address_spans(norm)]
+        if self.names:
+            spans += [("name", a, b) for a, b in person_spans(norm) if len(norm[a:b].split()) >= 2]
+        for kind, a, b in spans:
+            stream = _stream(norm[a:b])[0]
+            if len(stream) >= MIN_VALUE_CHARS and (stream, kind) not in self._found.get(stream[:MIN_VALUE_CHARS], ()):
+                self._found.setdefault(stream[:MIN_VALUE_CHARS], []).append((stream, kind))
+
     def _ngram_hashes(self, text: str) -> Iterable[int]:
         words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
         n = self.ngram_words
@@ -293,15 +314,16 @@ class LeakageChecker:
         for i in range(len(stream)):
             if i + f <= len(stream) and not all(masked[i:i + f]):
                 out.identifiers |= self._fragments.get(stream[i:i + f], set())
-            candidates = self._whole.get(stream[i:i + MIN_VALUE_CHARS])
-            if not candidates or not _edge_before(norm, positions[i]):
+            key = stream[i:i + MIN_VALUE_CHARS]
+            if not (key in self._whole or key in self._found) or not _edge_before(norm, positions[i]):
                 continue
-            for value, idx in candidates:
-                end = i + len(value)
-                if (stream.startswith(value, i) and _edge_after(norm, positions[end - 1])
-                        and not all(masked[i:end])):
+            for value, idx in self._whole.get(key, ()):
+                if self._whole_at(stream, positions, norm, masked, i, value):
                     out.identifiers.add(idx)
-        for kind, span in pii_matches(norm, names=self.names):
+            for value, kind in self._found.get(key, ()):
+                if self._whole_at(stream, positions, norm, masked, i, value):
+                    out.pii.add((kind, value))
+        for kind, span in pii_matches(norm):
             if not self._public(kind, span):
                 out.pii.add((kind, _stream(span)[0]))
         grams = np.fromiter(self._ngram_hashes(text), np.uint64)
@@ -311,6 +333,12 @@ class LeakageChecker:
             out.ngrams = {int(g) for g in grams[hit]}
             out.unique_ngrams = {int(g) for g in grams[hit & (self._ngram_count[pos] == 1)]}
         return out
+
+    @staticmethod
+    def _whole_at(stream: str, positions: list[int], norm: str, masked: list[bool], i: int, value: str) -> bool:
+        """``value`` starts at stream position ``i``, ends at a word edge, and is not all inside public text."""
+        end = i + len(value)
+        return stream.startswith(value, i) and _edge_after(norm, positions[end - 1]) and not all(masked[i:end])
 
     def _masked(self, stream: str) -> list[bool]:
         """Per stream character: inside a window of a public string."""

@@ -209,8 +209,9 @@ def _content_table(rows: list[dict[str, Any]]) -> list[str]:
     return _section(
         "Leakage beyond names",
         "Texts holding an identifier value of the database subset (any case or separators; 8 consecutive "
-        "characters of an IBAN, account or phone number count) / a PII pattern (IBAN, e-mail, card or phone "
-        "number shapes) not in the public allow-list / an 8-word sequence found in exactly one private document, "
+        "characters of an IBAN, account or phone number count) / PII not in the public allow-list (IBAN, e-mail, "
+        "card or phone number shapes; names and addresses the private documents hold) / an 8-word sequence found "
+        "in exactly one private document, "
         "of all texts checked. In answers, what the question itself holds does not count. Corpus: every text "
         "of the corpus folder.",
         ["method", "answers: identifier / PII / 8-gram of one doc", "answers: PII by type", "attacks", "corpus texts"],
