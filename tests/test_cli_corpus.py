@@ -63,7 +63,8 @@ def test_build_query_report(tmp_path, slice_file, offline_lm, offline_embedder):
     result = runner.invoke(app, ["query", str(out), "I feel dizzy. What is my disease?", "--top-k", "2",
                                  "--show-context"])
     assert result.exit_code == 0, result.output
-    assert "[1] " in result.output and "[2] " in result.output and "warning" not in result.output
+    assert "context [1] (similarity " in result.output and "context [2] (similarity " in result.output
+    assert "answer: " in result.output and "warning" not in result.output
 
 
 @pytest.mark.parametrize(

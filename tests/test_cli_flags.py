@@ -319,7 +319,8 @@ def test_corpus_query_honours_model_embedder_and_max_tokens(corpus, loads):
     assert result.exit_code == 0, result.output
     assert loads == [("embedder", "my/embedder"), ("lm", "my/lm")]  # the embedder first, then the LM
     assert loads.lengths == [3]
-    assert "[1] the patient has fever" in result.output and "[3]" not in result.output
+    assert "): the patient has fever" in result.output and "context [2]" in result.output
+    assert "context [3]" not in result.output
 
 
 def test_corpus_query_refuses_an_embedder_of_another_dimension_before_the_lm(corpus, loads):

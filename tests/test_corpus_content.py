@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from dpsynrag.cli import app
 from dpsynrag.corpus import CorpusWriter, SyntheticCorpus, content_warning
-from dpsynrag.errors import CorpusError
+from dpsynrag.errors import ConfigError, CorpusError
 from dpsynrag.pipeline.config import BuildConfig
 from servers import privacy_dict
 
@@ -71,7 +71,7 @@ def test_few_texts_answer_with_a_warning_and_enough_without(tmp_path, fake_model
     result = runner.invoke(app, ["query", str(tmp_path / "few"), "the patient has fever", "--show-context"])
     assert result.exit_code == 0, result.output
     out = " ".join(result.output.split())
-    assert "warning: only 1 of 8 synthetic texts were kept" in out and "[1] the patient has fever 0" in out
+    assert "warning: only 1 of 8 synthetic texts were kept" in out and "context [1] (similarity" in out and "): the patient has fever 0" in out
 
     _corpus(tmp_path / "full", [True, True, False])
     result = runner.invoke(app, ["query", str(tmp_path / "full"), "the patient has fever"])
@@ -120,3 +120,59 @@ def test_build_states_the_kept_count_and_warns_when_empty(tmp_path, monkeypatch)
     assert result.exit_code == 0, result.output
     out = " ".join(result.output.split())
     assert "0 of 8 synthetic texts kept" in out and "warning: no synthetic text was kept (0 of 8)" in out
+
+
+class _CountingLM:
+    """Records every prompt it is asked; answers with the prompt's last context line."""
+
+    def __init__(self):
+        self.prompts = []
+
+    def chat_prompt(self, user, system=None):
+        return user
+
+    def generate_greedy(self, prompts, max_new_tokens=64, batch_size=None, progress=False):
+        self.prompts += list(prompts)
+        return [" answer" for _ in prompts]
+
+
+def test_a_question_no_text_reaches_is_not_covered_and_the_model_is_not_asked():
+    """Issue 41 (3): with a public similarity floor, a question whose retrieved texts are all below it is
+    answered NOT_COVERED without asking the model; texts below the floor are not given to the model."""
+    from dpsynrag.rag import NOT_COVERED, RAGAnswerer
+
+    emb, lm = HashEmbedder(), _CountingLM()
+    texts = ["the transfer fee is 15 EUR", "a new card arrives in 5 days", "zebra"]
+    exact = float(emb.encode([texts[0]])[0] @ emb.encode([texts[0]])[0])
+    assert exact == pytest.approx(1.0, abs=1e-6)
+    answerer = RAGAnswerer(lm, emb, texts, top_k=3, min_similarity=0.99)
+    covered, missed = answerer.answer([texts[0], "quantum chromodynamics lattice"])
+    assert covered.covered and covered.text == "answer" and covered.context == (texts[0],)
+    assert covered.scores[0] == pytest.approx(1.0, abs=1e-6)
+    assert not missed.covered and missed.text == NOT_COVERED and missed.context == ()
+    assert len(lm.prompts) == 1 and "quantum" not in lm.prompts[0]
+    assert "a new card" not in lm.prompts[0]  # under the floor: not given
+    plain = RAGAnswerer(lm, emb, texts, top_k=3).answer(["quantum chromodynamics lattice"])[0]
+    assert plain.covered and len(plain.context) == 3  # no floor: as before
+    for bad in (1.5, -2, True, "0.3"):
+        with pytest.raises(ConfigError, match="min_similarity"):
+            RAGAnswerer(lm, emb, texts, min_similarity=bad)
+
+
+def test_query_labels_contexts_and_answer_and_says_when_not_covered(tmp_path, fake_models):
+    _corpus(tmp_path / "c", [True, True, True])
+    result = runner.invoke(app, ["query", str(tmp_path / "c"), "the patient has fever 1", "--show-context"])
+    assert result.exit_code == 0, result.output
+    assert "context [1] (similarity 1.000): the patient has fever 1" in result.output
+    assert "answer: " in result.output
+    result = runner.invoke(app, ["query", str(tmp_path / "c"), "unrelated words entirely", "--show-context",
+                                 "--min-similarity", "0.99"])
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "under the floor 0.99: not given to the model" in out
+    assert out.endswith("answer: The corpus does not cover this question.")
+    result = runner.invoke(app, ["query", str(tmp_path / "c"), "unrelated words entirely", "--json",
+                                 "--min-similarity", "0.99"])
+    payload = json.loads(result.stdout)
+    assert payload["covered"] is False and payload["answer"] == "The corpus does not cover this question."
+    assert payload["contexts"] and not any(c["given"] for c in payload["contexts"])

@@ -190,9 +190,9 @@ def _ids_everywhere(folder, tiny_lm, monkeypatch, q: str, k: int, repeat: bool) 
     assert_ranking(got["query --json"], [c["score"] for c in payload["contexts"]], q, k, repeat_copies=repeat)
     result = runner.invoke(app, ["query", str(folder), q, *flags, "--show-context"])
     assert result.exit_code == 0, result.output
-    lines = [line for line in result.stdout.splitlines() if line.startswith("[")]
-    got["query --show-context"] = [10 + TEXTS.index(line.split("] ", 1)[1]) for line in lines]
-    assert result.stdout.endswith(payload["answer"] + "\n")  # the same answer from the same context
+    lines = [line for line in result.stdout.splitlines() if line.startswith("context [")]
+    got["query --show-context"] = [10 + TEXTS.index(line.split("): ", 1)[1]) for line in lines]
+    assert result.stdout.endswith("answer: " + payload["answer"] + "\n")  # the same answer from the same context
     return got
 
 

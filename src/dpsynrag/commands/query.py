@@ -24,7 +24,8 @@ def query_command(
     corpus_dir: Optional[str] = typer.Argument(None, help="A corpus folder made by `dpsynrag build` (none with --method dp-rag)."),
     question: Optional[str] = typer.Argument(None, help="The question."),
     top_k: Optional[int] = typer.Option(None, "--top-k", help="Synthetic texts retrieved (default: the task's, else 10); dp-rag: the top-k target."),
-    show_context: bool = typer.Option(False, "--show-context", help="Print the retrieved synthetic texts."),
+    show_context: bool = typer.Option(False, "--show-context", help="Print the retrieved synthetic texts, each labelled with its similarity (and whether it was under --min-similarity), then the answer labelled."),
+    min_similarity: Optional[float] = typer.Option(None, "--min-similarity", help="A public similarity floor (cosine, in [-1, 1]): retrieved texts below it are not given to the model, and a question no text reaches is answered 'The corpus does not cover this question.' (default: none)."),
     repeat_copies: bool = typer.Option(False, "--repeat-copies", help="Retrieve a text once per index copy (--index-copy-size), as the evaluation harness does; default: --top-k distinct texts."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="Answer length in tokens (default 64; dp-rag: --T)."),
     method: str = typer.Option("corpus", "--method", help="corpus (RAG over a synthetic corpus: free) | dp-rag (query-time DP over --documents: costs budget)."),
@@ -63,7 +64,7 @@ def query_command(
         if answer_endpoint is not None or answer_model is not None:
             fail(ConfigError("--answer-endpoint and --answer-model do not apply to --method dp-rag: its private "
                               "prediction needs the model's next-token logits."))
-        not_here = typed_flags(ctx, {"show_context", "max_tokens", "repeat_copies"})
+        not_here = typed_flags(ctx, {"show_context", "max_tokens", "repeat_copies", "min_similarity"})
         if not_here:
             fail(ConfigError(f"{_flags_verb(not_here, 'does', 'do')} not apply to --method dp-rag (its answer length is "
                              "--T; its context is private)."))
@@ -108,26 +109,41 @@ def query_command(
 
             lm = LanguageModel.load(model)
         answer = corpus.answer_many([question], top_k=top_k, lm=lm, embedder=emb, max_new_tokens=max_tokens,
-                                    repeat_copies=repeat_copies)[0]
+                                    repeat_copies=repeat_copies, min_similarity=min_similarity)[0]
         hits = []
         if show_context or as_json:
             from dpsynrag.corpus.retrieval import CorpusRetriever
 
-            # the same search of the same view with the same embedder: the answer's context, with ids and scores
-            hits = CorpusRetriever(corpus, emb).search([question], len(answer.context), repeat_copies=repeat_copies)[0]
+            # the same search of the same view with the same embedder: the answer's context, with ids and scores,
+            # and the retrieved texts under the floor (not given to the model)
+            retriever = CorpusRetriever(corpus, emb)
+            hits = retriever.search([question], top_k or retriever.resolve_top_k(None), repeat_copies=repeat_copies)[0]
+            hits = hits if min_similarity is not None else hits[:len(answer.context)]
     except DpsynragError as exc:
         fail(exc)
         return
     if as_json:
         import json
 
-        typer.echo(json.dumps({"question": question, "answer": answer.text, "corpus": str(corpus_dir),
-                               "contexts": [h.to_dict() for h in hits]}, indent=2))
+        typer.echo(json.dumps({"question": question, "answer": answer.text, "covered": answer.covered,
+                               "min_similarity": min_similarity, "corpus": str(corpus_dir),
+                               "contexts": [{**h.to_dict(), "given": _given(h, min_similarity)} for h in hits]}, indent=2))
         return
     if show_context:
         for i, h in enumerate(hits, start=1):
-            console.print(f"[{i}] {h.text}", style="dim", markup=False, highlight=False)
+            under = "" if _given(h, min_similarity) else f", under the floor {min_similarity:g}: not given to the model"
+            console.print(f"context [{i}] (similarity {h.score:.3f}{under}): {h.text}", style="dim", markup=False,
+                          highlight=False)
+        if not hits:
+            console.print("no context retrieved.", style="dim")
+        typer.echo(f"answer: {answer.text}")
+        return
     typer.echo(answer.text)
+
+
+def _given(hit, floor: Optional[float]) -> bool:
+    """Whether a retrieved text was given to the model (at or above the similarity floor, or no floor)."""
+    return floor is None or hit.score >= floor
 
 
 def _flags_verb(flags: list[str], singular: str, plural: str) -> str:

@@ -189,11 +189,12 @@ class SyntheticCorpus:
 
     def answerer(
         self, *, lm=None, embedder=None, top_k: int | None = None, system_prompt: str | None = None, max_new_tokens: int = 64,
-        repeat_copies: bool = False,
+        repeat_copies: bool = False, min_similarity: float | None = None,
     ) -> RAGAnswerer:
         """A :class:`RAGAnswerer` over the kept texts. Models default to the ones the corpus was built
         with (the embedder must be the index's: same dimension). ``repeat_copies``: search the index as
-        built, each text once per index copy, instead of each text once (:meth:`view`)."""
+        built, each text once per index copy, instead of each text once (:meth:`view`). ``min_similarity``:
+        the answerer's similarity floor (:class:`RAGAnswerer`; None: none)."""
         if embedder is None:
             from dpsynrag.models import Embedder
 
@@ -216,7 +217,8 @@ class SyntheticCorpus:
             top_k = top_k or default_k
         _, texts, index = self.view(repeat_copies=repeat_copies)
         return RAGAnswerer(
-            lm, embedder, texts, top_k=top_k, system_prompt=system_prompt, max_new_tokens=max_new_tokens, index=index
+            lm, embedder, texts, top_k=top_k, system_prompt=system_prompt, max_new_tokens=max_new_tokens, index=index,
+            min_similarity=min_similarity,
         )
 
     def retrieve(self, question: str, *, top_k: int = 10, repeat_copies: bool = False) -> list[str]:
@@ -235,6 +237,7 @@ class SyntheticCorpus:
     def answer_many(
         self, questions: Sequence[str], *, top_k: int | None = None, progress: bool = False, lm=None,
         embedder=None, max_new_tokens: int | None = None, repeat_copies: bool = False,
+        min_similarity: float | None = None,
     ) -> list[Answer]:
         """Answers with their retrieved context, one per question.
 
@@ -243,7 +246,8 @@ class SyntheticCorpus:
         ``embedder``: the retrieval embedder (an :class:`~dpsynrag.models.Embedder` of the index's
         dimension); None: the corpus's. ``max_new_tokens``: the greedy answer length (default 64).
         ``repeat_copies``: the context holds a text once per index copy (:meth:`view`); default: ``top_k``
-        distinct texts.
+        distinct texts. ``min_similarity``: a public similarity floor (:class:`RAGAnswerer`): a question no
+        retrieved text reaches is answered :data:`~dpsynrag.rag.answer.NOT_COVERED` (``Answer.covered`` False).
 
         Raises:
             CorpusError: the corpus keeps no text: there is no context to retrieve, and an answer would
@@ -261,11 +265,12 @@ class SyntheticCorpus:
             )
         if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
             raise ConfigError(f"`top_k` (--top-k) must be an integer >= 1. Found {top_k!r}.")
-        if embedder is not None or max_new_tokens is not None:
+        if embedder is not None or max_new_tokens is not None or min_similarity is not None:
             from dpsynrag.checks import check_int
 
             length = {} if max_new_tokens is None else {"max_new_tokens": check_int("max_new_tokens", max_new_tokens)}
-            answerer = self.answerer(lm=lm, embedder=embedder, top_k=top_k, repeat_copies=repeat_copies, **length)
+            answerer = self.answerer(lm=lm, embedder=embedder, top_k=top_k, repeat_copies=repeat_copies,
+                                     min_similarity=min_similarity, **length)
         else:
             answerer = self._default_answerer(top_k=top_k, lm=lm, repeat_copies=repeat_copies)
         return answerer.answer(questions, progress=progress)

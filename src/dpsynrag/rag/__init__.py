@@ -4,7 +4,15 @@ non-private baselines it runs over the private documents themselves. Retrieval f
 running service is :mod:`dpsynrag.corpus.retrieval`.
 """
 
-from dpsynrag.rag.answer import DEFAULT_SYSTEM_PROMPT, Answer, RAGAnswerer, answer_user_prompt, check_questions
+from dpsynrag.rag.answer import (
+    DEFAULT_SYSTEM_PROMPT,
+    NOT_COVERED,
+    Answer,
+    RAGAnswerer,
+    answer_user_prompt,
+    check_questions,
+)
 from dpsynrag.rag.index import VectorIndex
 
-__all__ = ["DEFAULT_SYSTEM_PROMPT", "Answer", "RAGAnswerer", "VectorIndex", "answer_user_prompt", "check_questions"]
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "NOT_COVERED", "Answer", "RAGAnswerer", "VectorIndex", "answer_user_prompt",
+           "check_questions"]

@@ -13,6 +13,9 @@ from dpsynrag.errors import ConfigError, DataError
 from dpsynrag.rag.index import VectorIndex
 
 DEFAULT_SYSTEM_PROMPT = "Answer the question using the documents provided. Answer briefly."
+NOT_COVERED = "The corpus does not cover this question."
+"""The answer when no retrieved text reaches the similarity floor (:class:`RAGAnswerer` ``min_similarity``):
+said instead of letting the model answer from its prior (issue 41: confident wrong figures)."""
 
 
 def answer_user_prompt(question: str, context: Sequence[str]) -> str:
@@ -26,11 +29,21 @@ def answer_user_prompt(question: str, context: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class Answer:
-    """A generated answer and the texts it was given."""
+    """A generated answer and the texts it was given.
+
+    Attributes:
+        question, text: the question and the answer.
+        context: the retrieved texts given to the model, best first (those at or above the floor).
+        scores: their similarity scores (cosine for unit-norm embeddings), same order; empty without texts.
+        covered: False when a similarity floor was set and no retrieved text reached it: ``text`` is then
+            :data:`NOT_COVERED` and the model was not asked.
+    """
 
     question: str
     text: str
     context: tuple[str, ...]
+    scores: tuple[float, ...] = ()
+    covered: bool = True
 
 
 def check_questions(questions: Sequence[str]) -> list[str]:
@@ -61,6 +74,10 @@ class RAGAnswerer:
         system_prompt: the answering system prompt (public).
         max_new_tokens: answer length.
         index: a prebuilt index over ``texts`` (else built here).
+        min_similarity: a public similarity floor (cosine, in [-1, 1]) or None: retrieved texts below it are
+            not given to the model, and a question none of whose top-k texts reaches it is answered
+            :data:`NOT_COVERED` without asking the model. Choose it on public or validation questions, never
+            on the private documents' answers (it is post-processing of the corpus either way).
     """
 
     def __init__(
@@ -74,7 +91,12 @@ class RAGAnswerer:
         max_new_tokens: int = 64,
         index: VectorIndex | None = None,
         batch_size: int | None = None,
+        min_similarity: float | None = None,
     ):
+        if min_similarity is not None and (isinstance(min_similarity, bool) or not isinstance(min_similarity, (int, float))
+                                           or not -1.0 <= min_similarity <= 1.0):
+            raise ConfigError(f"`min_similarity` (--min-similarity) must be a number in [-1, 1] or None. Found {min_similarity!r}.")
+        self.min_similarity = None if min_similarity is None else float(min_similarity)
         self.lm, self.embedder = lm, embedder
         self.texts = list(texts)
         self.top_k, self.system_prompt, self.max_new_tokens = top_k, system_prompt, max_new_tokens
@@ -87,10 +109,15 @@ class RAGAnswerer:
 
     def retrieve(self, questions: Sequence[str]) -> list[list[str]]:
         """The top-k texts per question (most similar first); empty lists without texts."""
+        return [[t for t, _ in hits] for hits in self.retrieve_scored(questions)]
+
+    def retrieve_scored(self, questions: Sequence[str]) -> list[list[tuple[str, float]]]:
+        """The top-k ``(text, similarity)`` per question, most similar first; empty lists without texts."""
         if not self.texts or self.index is None:
             return [[] for _ in questions]
-        _, ids = self.index.search(self.embedder.encode(list(questions)), self.top_k)
-        return [[self.texts[i] for i in row if i >= 0] for row in ids]
+        scores, ids = self.index.search(self.embedder.encode(list(questions)), self.top_k)
+        return [[(self.texts[i], float(s)) for s, i in zip(srow, row) if i >= 0]
+                for srow, row in zip(scores.tolist(), ids.tolist())]
 
     def prompt(self, question: str, context: Sequence[str]) -> str:
         """The rendered answer prompt: numbered documents then the question (EVALUATION.md)."""
@@ -103,10 +130,18 @@ class RAGAnswerer:
             DataError: a question that is not a string or is blank (see :func:`check_questions`).
         """
         questions = check_questions(questions)
-        contexts = self.retrieve(questions)
-        prompts = [self.prompt(q, c) for q, c in zip(questions, contexts)]
+        hits = self.retrieve_scored(questions)
+        floor = self.min_similarity
+        if floor is not None and self.texts:
+            hits = [[(t, s) for t, s in h if s >= floor] for h in hits]
+        covered = [floor is None or not self.texts or bool(h) for h in hits]
+        asked = [i for i, c in enumerate(covered) if c]
         outputs = self.lm.generate_greedy(
-            prompts, max_new_tokens=self.max_new_tokens, batch_size=self.batch_size, progress=progress
-        )
-        return [Answer(q, o.strip(), tuple(c)) for q, o, c in zip(questions, outputs, contexts)]
+            [self.prompt(questions[i], [t for t, _ in hits[i]]) for i in asked], max_new_tokens=self.max_new_tokens,
+            batch_size=self.batch_size, progress=progress,
+        ) if asked else []
+        text = dict(zip(asked, outputs))
+        return [Answer(q, text[i].strip() if covered[i] else NOT_COVERED, tuple(t for t, _ in h),
+                       tuple(s for _, s in h), covered[i])
+                for i, (q, h) in enumerate(zip(questions, hits))]
 
