@@ -74,6 +74,8 @@ def test_pii_patterns_of_people_not_in_the_file(checker):
     assert sorted(t for t, _ in found.pii) == ["card", "email", "iban", "phone"] and found.identifiers == set()
     assert pii_matches("card 4111 1111 1111 1112") == []  # fails the Luhn check
     assert pii_matches("The fee is 1000000.00 or 2022-01-01 23:59.") == []  # an amount, a date: no phone
+    assert pii_matches("call 123-456-7890 or 0000 000 000 or 9876543210") == []  # placeholders
+    assert pii_matches("call 212.555.5551") == [("phone", "212.555.5551")]
 
 
 def test_third_persons_names_and_addresses_of_the_private_documents(checker):

@@ -18,7 +18,7 @@ corpus texts) for three kinds of leak:
 * **pii** — text shaped like an IBAN (two capitals, two digits, then capitals and digits in groups of four,
   15–35 in all, at least 6 digits), an e-mail address, a card number (13–19 digits in groups that pass the
   Luhn check) or a phone number (9–15 digits in groups, optionally after ``+``, no date among them, not an
-  amount such as ``1000000.00``), wherever it comes from, unless it is public (``allow``); and the postal
+  amount such as ``1000000.00``, not a placeholder such as ``123-456-7890``), wherever it comes from, unless it is public (``allow``); and the postal
   addresses and full names of people (two words or more) that the rule-based finders see in the *private
   documents* (:func:`~dpsynrag.data.pii_rules.address_spans`, :func:`~dpsynrag.data.pii_rules.person_spans`:
   a third person's name or address in a customer's message, which no field holds), looked for as whole
@@ -84,6 +84,7 @@ _PII = {
 }
 _PHONE_DIGITS = (9, 15)
 _AMOUNT = re.compile(r"[0-9]+[.,][0-9]{1,2}")
+_COUNTING = "0123456789" * 3  # "1234567890", "123-456-7890": a model's placeholder, no one's number
 _DATE = re.compile(r"(?:19|20)[0-9]{2}[-./][0-9]{1,2}[-./][0-9]{1,2}|[0-9]{1,2}[-./][0-9]{1,2}[-./](?:19|20)[0-9]{2}")
 _DIGIT_RUN = re.compile(rf"[0-9]{{{CODE_DIGITS},}}")
 _PHONE_TAIL = 9  # digits compared with public numbers (national and international forms share them)
@@ -105,6 +106,11 @@ def _stream(text: str) -> tuple[str, list[int], str]:
 
 def _digits(text: str) -> str:
     return "".join(c for c in text if c.isdigit())
+
+
+def _placeholder(digits: str) -> bool:
+    """Digits counting up or down (``1234567890``) or one digit repeated (``0000000000``)."""
+    return digits in _COUNTING or digits in _COUNTING[::-1] or len(set(digits)) == 1
 
 
 def _luhn(digits: str) -> bool:
@@ -144,7 +150,7 @@ def pii_matches(text: str) -> list[tuple[str, str]]:
             if kind == "card" and not _luhn(digits):
                 continue
             if kind == "phone" and (not (_PHONE_DIGITS[0] <= len(digits) <= _PHONE_DIGITS[1]) or _DATE.search(span)
-                                    or _AMOUNT.fullmatch(span)):
+                                    or _AMOUNT.fullmatch(span) or _placeholder(digits)):
                 continue
             taken[start:end] = [True] * (end - start)
             found.append((kind, span))
