@@ -71,6 +71,24 @@ def test_own_task_reads_fields_and_scores_whole_words(owndata):
         task.load_queries(None)
 
 
+def test_own_task_reads_csv_questions(tmp_path):
+    task = OwnDataTask()
+    path = tmp_path / "questions.csv"
+    path.write_text("question,answers\nHow long does a new card take?,5 working days | five working days\n"
+                    "What is the fee?,15 EUR\n", encoding="utf-8")
+    qs = task.load_queries(path)
+    assert [(q.id, q.question, q.answers) for q in qs] == [
+        ("0", "How long does a new card take?", ("5 working days", "five working days")),
+        ("1", "What is the fee?", ("15 EUR",))]
+    assert len(task.load_queries(path, limit=1)) == 1
+    path.write_text("question,answer\nWhat?,x\n", encoding="utf-8")
+    with pytest.raises(DataError, match="questions.csv, question row 0 \\(line 2\\): missing column 'answers'"):
+        task.load_queries(path)
+    path.write_text("question,answers\nWhat?, | \n", encoding="utf-8")
+    with pytest.raises(DataError, match="question row 0 \\(line 2\\): answers is empty"):
+        task.load_queries(path)
+
+
 def test_eval_config_of_task_own(tmp_path, owndata):
     records, questions = owndata
     with pytest.raises(ConfigError, match="task 'own' evaluates your own files: give `database`"):

@@ -75,7 +75,7 @@ def _corpus_fields(synrag: dict[str, Any], redaction: dict[str, Any], privacy_un
 def eval_command(
     task: str = typer.Option("medical", "--task", help="Task: medical | movielens | searchqa | own (your --database FILE and --queries FILE) | package.module:Class."),
     database: Optional[Path] = typer.Option(None, "--database", help="The task's data folder or a database file (default: the task's folder under shared/)."),
-    queries: Optional[Path] = typer.Option(None, "--queries", help="Query file in the task's format (default: the task's validation split; needed with a --database file). --task own: JSON lines with 'question' and 'answers' (the accepted answers)."),
+    queries: Optional[Path] = typer.Option(None, "--queries", help="Query file in the task's format (default: the task's validation split; needed with a --database file). --task own: JSON lines with 'question' and 'answers' (the accepted answers), or CSV with answers separated by |."),
     text_field: str = typer.Option("text", "--text-field", help="--task own: the field holding each document's text."),
     id_field: Optional[str] = typer.Option(None, "--id-field", help="--task own: the field holding each document's id (default: the row number)."),
     identifier_field: Optional[list[str]] = typer.Option(None, "--identifier-field", metavar="NAME", help="--task own: a field of direct identifiers (repeat for several): redacted by every corpus build, looked for in answers and corpora in any format."),

@@ -6,7 +6,8 @@
   ``identifier_fields`` (redacted by the builds, looked for by the leakage check).
 * **Questions**: a JSON-lines file, one question per line: ``question`` (a string), ``answers`` (the accepted
   answers: a list of strings, or one string; ``answer`` is read when ``answers`` is absent), ``id``
-  optional. There is no built-in split: the question file is required.
+  optional; or a CSV file (UTF-8, header row) with columns ``question``, ``answers`` (the accepted answers
+  separated by ``|``) and optionally ``id``. There is no built-in split: the question file is required.
 * **Correct**: an accepted answer occurs in the response as whole words after normalisation (lower case,
   punctuation and the articles a/an/the removed: :func:`~dpsynrag.tasks.searchqa.contains_answer`), so
   "15 EUR" is found in "The fee is 15 eur." but "8 EUR" is not found in "18 EUR".
@@ -18,6 +19,7 @@ attribute is public: field names, not values.
 
 from __future__ import annotations
 
+import csv
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -76,15 +78,18 @@ class OwnDataTask(Task):
 
     def load_queries(self, path: str | os.PathLike[str] | None = None, *, limit: int | None = None,
                      split: str = "validation") -> list[Query]:
-        """The questions of the JSON-lines file ``path`` (``question``; ``answers`` or ``answer``; ``id``).
+        """The questions of the JSON-lines file ``path`` (``question``; ``answers`` or ``answer``; ``id``), or
+        of the CSV file ``path`` (``.csv``: ``question``, ``answers`` separated by ``|``, ``id``).
 
         Raises:
             DataError: no file given (the task has no split), a missing file or field, an empty question or
-                answer list, a duplicate id (:func:`~dpsynrag.tasks.base.read_query_file`).
+                answer list, a duplicate id (:func:`~dpsynrag.tasks.base.read_query_file`; CSV: the row named).
         """
         if path is None:
             raise DataError("task 'own' has no question split: give --queries FILE (JSON lines with 'question' "
                             "and 'answers', the accepted answers).")
+        if Path(path).suffix.lower() == ".csv":
+            return _csv_queries(Path(path), limit)
         first = read_jsonl(path, limit=1)
         field = "answers" if not first or "answers" in first[0] or "answer" not in first[0] else "answer"
         return read_query_file(path, answer_field=field, limit=limit)
@@ -93,3 +98,33 @@ class OwnDataTask(Task):
         """True when an accepted answer occurs in ``answer`` as whole words after normalisation
         (:func:`~dpsynrag.tasks.searchqa.contains_answer`; case kept with ``case_sensitive``)."""
         return any(contains_answer(answer, gold, case_sensitive=case_sensitive) for gold in query.answers)
+
+
+def _csv_queries(path: Path, limit: int | None) -> list[Query]:
+    """Questions of a CSV file: ``question``, ``answers`` (``|``-separated), optional ``id`` (default: the row)."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except FileNotFoundError:
+        raise DataError(f"`queries`: file not found: {str(path)!r}.") from None
+    except UnicodeDecodeError:
+        raise DataError(f"{path.name}: not UTF-8 text.") from None
+    queries: list[Query] = []
+    seen: set[str] = set()
+    for index, row in enumerate(rows[:limit] if limit is not None else rows):
+        where = f"{path.name}, question row {index} (line {index + 2})"
+        missing = [f for f in ("question", "answers") if f not in row]
+        if missing:
+            raise DataError(f"{where}: missing column {missing[0]!r}; columns: {', '.join(row) or '(none)'}.")
+        question = (row["question"] or "").strip()
+        answers = tuple(a.strip() for a in (row["answers"] or "").split("|") if a.strip())
+        if not question or not answers:
+            raise DataError(f"{where}: {'question' if not question else 'answers'} is empty.")
+        query_id = (row.get("id") or "").strip() or str(index)
+        if query_id in seen:
+            raise DataError(f"{path.name}: duplicate question id {query_id!r} at row {index}.")
+        seen.add(query_id)
+        queries.append(Query(id=query_id, question=question, answers=answers))
+    if not queries:
+        raise DataError(f"{path.name}: no questions found in {str(path)!r}.")
+    return queries
