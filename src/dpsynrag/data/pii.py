@@ -56,7 +56,8 @@ SCORE_THRESHOLD = 0.4
 """Presidio score a span needs to be replaced. Passed by: every validated match (e-mail with a public
 suffix, card number with a valid Luhn digit, IBAN and wallet with valid checksums: 1.0), URLs (0.5–0.6),
 IP and MAC addresses (0.6), phone numbers valid for libphonenumber with at least :data:`MIN_PHONE_DIGITS`
-digits (0.4), SSNs written ``ddd-dd-dddd`` or ``ddd dd dddd`` (0.5). Not passed: bare 9-digit numbers and other SSN shapes (0.05), unless a context word
+digits (0.4), SSNs written ``ddd-dd-dddd`` or ``ddd dd dddd`` (0.5). Not passed: bare 9-digit numbers and
+other SSN shapes (0.05), unless a context word
 ("ssn", "social security") within 5 words raises them by 0.35."""
 
 PII_EXTRA = "pip install 'dpsynrag[pii]'"
@@ -227,7 +228,8 @@ class PIIRedactor:
         found: list[tuple[int, int, str]] = []
         patterns = [e for e in self.entities if e in PATTERN_ENTITIES]
         if patterns:
-            found += [(r.start, r.end, r.entity_type) for r in _analyzer().analyze(text, language="en", entities=patterns)]
+            found += [(r.start, r.end, r.entity_type)
+                      for r in _analyzer().analyze(text, language="en", entities=patterns)]
         if "PERSON" in self.entities:
             found += [(s, e, "PERSON") for s, e in person_spans(text)]
         if "IBAN_CODE" in self.entities:  # a wrong checksum too
@@ -243,7 +245,8 @@ class PIIRedactor:
                       if _MODEL_LABELS.get(ent.label_) in self.entities]
         protected = value_spans(text, self.allow) if self.allow else []
         if protected:
-            found = [(s, e, entity) for start, end, entity in found for s, e in _subtract((start, end), protected, text)]
+            found = [(s, e, entity) for start, end, entity in found
+                     for s, e in _subtract((start, end), protected, text)]
         by_entity: dict[str, list[tuple[int, int]]] = {}
         for start, end, entity in found:  # one span per place and entity type, whichever finders found it
             by_entity.setdefault(entity, []).append((start, end))

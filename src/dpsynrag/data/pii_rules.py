@@ -10,7 +10,7 @@ that follow it ("Sarah Okafor"); when it follows a title ("Mr", "Dr", ...) or a 
 "landlord", "contact", "Dear", "Regards,", ...: :data:`NAME_CUES`) or comes before a relation or role
 ("Chidi Okafor, my colleague") and is not an ordinary English word; when two capitalised words end in a
 listed last name that is not a common English word ("Priya Sharma"); or when two capitalised words are
-both not English words (wordfreq's 5,000 most frequent: "Sven Nwosu"). Not found: a lone last name or a
+both not English words (not among wordfreq's 30,000 most frequent: "Oyelowo Nwosu"). Not found: a lone last name or a
 lone unlisted first name without a cue, lower-case names, names that are also ordinary words ("Will",
 "Grace") without a title or cue. Found wrongly: pairs of rare capitalised words that name a product or
 company (keep yours with ``--pii-allow``).
@@ -24,7 +24,8 @@ the Netherlands and Poland (with a town), the US (after a state code), 4- to 6-d
 address, 5-digit codes followed by a town ("10115 Berlin") or after "zip"/"postcode". Not found: an
 address without a house number or street type ("the flat above the bakery"), a town or country alone.
 
-IBANs of any checksum (:func:`iban_spans`). Phones: ``+`` and 8-15 digits, or a trunk ``0`` and 10-11 digits in all, with spaces, dots, dashes or
+IBANs of any checksum (:func:`iban_spans`). Phones: ``+`` and 8-15 digits, or a trunk ``0`` and 10-11
+digits in all, with spaces, dots, dashes or
 parentheses between them, valid or not (reserved drama ranges, made-up numbers).
 
 All are functions of one text alone and of the public lists here.
@@ -103,6 +104,7 @@ _CUE_AFTER = regex.compile(rf"(?i),?[ \t]*\(?(?:my|our|his|her|their|the)[ \t]+(
 _MAX_NAME_WORDS = 4
 _SURE_LAST = 2000  # the census's 2,000 most frequent last names are names even where they are English words
 _COMMON_TOP = 5000  # a capitalised word among wordfreq's 5,000 most frequent English words is an ordinary word
+_ENGLISH_TOP = 30000  # one among its 30,000 most frequent is no unknown name
 
 
 @lru_cache(maxsize=1)
@@ -139,8 +141,10 @@ def require_name_lists() -> None:
 
 
 def _key(word: str) -> str:
-    """A word as the lists hold it: lower case, without diacritics ("Fernández" -> "fernandez")."""
-    return "".join(ch for ch in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(ch))
+    """A word as the lists hold it: lower case letters without diacritics ("Fernández" -> "fernandez",
+    "O'Sullivan" -> "osullivan")."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", word.lower())
+                   if ch.isalpha() and not unicodedata.combining(ch))
 
 
 def _is_first(word: str) -> bool:
@@ -162,7 +166,8 @@ def _name_like(word: str) -> bool:
     or a word that is not frequent English)."""
     _, _, frequent = _lists()
     w = _key(word)
-    return w not in COMMON_WORDS and word not in _STREET_TYPES and (w not in frequent or _is_first(word) or _is_last(word))
+    return (w not in COMMON_WORDS and word not in _STREET_TYPES
+            and (w not in frequent or _is_first(word) or _is_last(word)))
 
 
 def _ordinary(word: str) -> bool:
@@ -186,6 +191,9 @@ def _name_in_run(text: str, start: int, end: int, words: list) -> tuple[int, int
     else:
         head = next((i for i, w in enumerate(words) if _is_first(w.group())), None)
     if head is not None:
+        _, _, frequent = _lists()
+        if head > 0 and _key(words[head - 1].group()) not in frequent and not _ordinary(words[head - 1].group()):
+            head -= 1  # "Agnieszka Van der Merwe": an unlisted first name before a listed one
         stop = head + 1
         while stop < len(words) and stop - head < _MAX_NAME_WORDS and not _ordinary(words[stop].group()):
             stop += 1
@@ -194,7 +202,7 @@ def _name_in_run(text: str, start: int, end: int, words: list) -> tuple[int, int
     named = [w for w in words if _key(w.group()) not in _PARTICLES]  # "Van" in "Ana Van der Merwe" aside
     for i in range(1, len(named)):  # "Priya Sharma", "Mark Thompson": a first name or rare word, a last name
         prev = _key(named[i - 1].group())
-        if _is_last(named[i].group()) and (prev in first or _rare(named[i - 1].group())):
+        if _is_last(named[i].group()) and (prev in first or (prev not in frequent and prev not in COMMON_WORDS)):
             return named[i - 1].start(), named[i].end()
     for i in range(1, len(named)):  # "Sven Nwosu": two capitalised words that are not English words
         if _rare(named[i - 1].group()) and _rare(named[i].group()):
@@ -203,10 +211,19 @@ def _name_in_run(text: str, start: int, end: int, words: list) -> tuple[int, int
 
 
 def _rare(word: str) -> bool:
-    """A capitalised word that is not a frequent English word, an ordinary word or a street type."""
-    _, _, frequent = _lists()
+    """A capitalised word that is not an English word (wordfreq's :data:`_ENGLISH_TOP` most frequent, unless
+    a census name outside the :data:`_COMMON_TOP`), an ordinary word or a street type."""
+    first, last, frequent = _lists()
     w = _key(word)
-    return len(w) > 1 and w not in frequent and w not in COMMON_WORDS and word not in _STREET_TYPES
+    english = w in _english() and not ((w in first or w in last) and w not in frequent)
+    return len(w) > 1 and not english and w not in COMMON_WORDS and word not in _STREET_TYPES
+
+
+@lru_cache(maxsize=1)
+def _english() -> frozenset[str]:
+    import wordfreq
+
+    return frozenset(wordfreq.top_n_list("en", _ENGLISH_TOP))
 
 
 def person_spans(text: str) -> list[tuple[int, int]]:
@@ -265,7 +282,8 @@ _POSTCODES = "|".join((
 _FLAT = r"(?:Flat|Apt\.?|Apartment|Unit|Suite|Room|Plot|Door)[ \t]*(?:No\.?[ \t]*)?\d+[A-Za-z]?"
 _BUILDING = (rf"{_CAP}(?:[ \t]+{_CAP}){{0,3}}[ \t]+(?:Apartments|Apartment|House|Court|Towers|Tower|Building|"
              r"Residency|Heights|Block|Mansions|Villas|Complex|Estate|Enclave)")
-_STREET_WORDS = (rf"(?:{_CAP}[ \t]+){{1,4}}(?i:(?:{'|'.join(_STREET_TYPES)})\b|(?:{'|'.join(_STREET_ABBREVIATIONS)})\b\.?)"
+_STREET_WORDS = (rf"(?:{_CAP}[ \t]+){{1,4}}"
+                 rf"(?i:(?:{'|'.join(_STREET_TYPES)})\b|(?:{'|'.join(_STREET_ABBREVIATIONS)})\b\.?)"
                  r"(?:[ \t]+(?:NW|NE|SW|SE|N|S|E|W)\b)?")  # "Baker Street", "Pennsylvania Avenue NW", "MG Rd."
 _STREET = "|".join((
     rf"(?:{_FLAT},?[ \t]+)?\b\d{{1,5}}[A-Za-z]?(?:[-/]\d{{1,4}})?,?[ \t]+{_STREET_WORDS}",  # [Flat 3,] 12 Rose Lane
@@ -291,7 +309,8 @@ _ADDRESS = regex.compile(
     rf"|\b\d{{4}}[ \t]?[A-Z]{{2}}[ \t]+\p{{Lu}}\p{{Ll}}+"  # a Dutch postcode and town
     rf"|\b\d{{2}}-\d{{3}}[ \t]+\p{{Lu}}\p{{Ll}}+"  # a Polish postcode and town
     rf"|\b\d{{5}}[ \t]+\p{{Lu}}\p{{Ll}}+(?<!Euros|Dollars|Pounds|Points|Miles|Units|Items)\b"  # "10115 Berlin"
-    rf"|(?i:\b(?:zip|zip code|postcode|post code|postal code|pin code|plz)\b)[ \t]*:?[ \t]*\K[A-Z0-9][A-Z0-9 -]{{2,8}}[A-Z0-9]"
+    rf"|(?i:\b(?:zip|zip code|postcode|post code|postal code|pin code|plz)\b)[ \t]*:?[ \t]*"
+    rf"\K[A-Z0-9][A-Z0-9 -]{{2,8}}[A-Z0-9]"
 )
 
 
