@@ -106,6 +106,7 @@ def test_help_and_build_share_the_options():
         for flag in ("--identifier-field", "--redact-pii", "--pii-entities", "--pii-allow", "--pii-allow-file",
                      "--pii-model", "--identifier-placeholder", "--text-field", "--max-document-tokens"):
             assert flag in text, (command, flag)
+        assert "pip install 'dpsynrag[pii]'" in text, command
 
 
 def test_build_passes_the_pii_options_to_the_config(data, tmp_path, capture):

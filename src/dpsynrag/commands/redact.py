@@ -14,7 +14,7 @@ from typing import Any, Optional
 import typer
 
 from dpsynrag.commands.common import console, fail
-from dpsynrag.commands.options import document_params, keyword_param
+from dpsynrag.commands.options import document_params, keyword_param, with_panel
 from dpsynrag.errors import ConfigError, DpsynragError
 
 
@@ -146,4 +146,4 @@ def redact_command(
 
 redact_command.__signature__ = inspect.signature(redact_command).replace(parameters=[
     *[p for p in inspect.signature(redact_command).parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD],
-    *document_params(), *redaction_params()])
+    *map(with_panel, [*document_params(), *redaction_params()])])
