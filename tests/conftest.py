@@ -79,6 +79,15 @@ def _private_ledger(tmp_path_factory):
         os.environ[LEDGER_ENV] = old
 
 
+@pytest.fixture(autouse=True)
+def _ledger_per_test(tmp_path_factory, monkeypatch):
+    """Each test records to a ledger of its own: a build of documents an earlier test built is not a
+    re-release, which a CLI build refuses without --yes (issue 43)."""
+    from dpsynrag.privacy.ledger import LEDGER_ENV
+
+    monkeypatch.setenv(LEDGER_ENV, str(tmp_path_factory.mktemp("ledger")))
+
+
 @pytest.fixture(scope="session")
 def tiny_model():
     return make_tiny_model()

@@ -56,8 +56,11 @@ def test_build_query_report(tmp_path, slice_file, offline_lm, offline_embedder):
     result = runner.invoke(app, args)
     assert result.exit_code == 2 and "already exists" in result.output
 
-    # without the self-filter every non-empty text is kept, and query answers from them
+    # without the self-filter every non-empty text is kept, and query answers from them (the same documents
+    # again: a re-release, said and refused without --yes before anything is spent, issue 43)
     result = runner.invoke(app, [*args, "--no-self-filter", "--overwrite"])
+    assert result.exit_code == 2 and "Pass --yes" in " ".join(result.output.split())
+    result = runner.invoke(app, [*args, "--no-self-filter", "--overwrite", "--yes"])
     assert result.exit_code == 0, result.output
     assert json.loads((out / "manifest.json").read_text())["num_kept"] == 3
     result = runner.invoke(app, ["query", str(out), "I feel dizzy. What is my disease?", "--top-k", "2",

@@ -221,7 +221,8 @@ def test_cli_ledger_show_and_dp_rag_queries_across_calls(tmp_path, data_file, mo
 def _build_args(tmp_path, data_file, out="c"):
     return ["build", str(data_file), "--out", str(tmp_path / out), "--epsilon", "8", "--delta", "1e-3", "--text-field",
             "body", "--no-self-filter", "--K", "3", "--R", "2", "--L", "1", "--k", "2", "--T", "2", "--extractor",
-            "rarity", "--seed", "0", "--preset", "paper", "--ledger", str(tmp_path / "led")]
+            "rarity", "--seed", "0", "--preset", "paper", "--ledger", str(tmp_path / "led"),
+            "--yes"]  # the same documents again: a re-release (issue 43)
 
 
 def test_cli_a_build_failing_after_its_charge_says_the_charge_stands(tmp_path, data_file, monkeypatch, tiny_lm):

@@ -16,7 +16,7 @@ import typer
 from rich.table import Table
 
 from dpsynrag.commands.common import console, fail, print_privacy, seed_warning, warn_content
-from dpsynrag.commands.ledger import LEDGER_HELP, LIFETIME_HELP, open_ledger, summary_line
+from dpsynrag.commands.ledger import LEDGER_HELP, LIFETIME_HELP, open_ledger, rerelease_guard, summary_line
 from dpsynrag.commands.redact import redaction_fields, redaction_params
 from dpsynrag.commands.options import (
     RegistryCommand,
@@ -260,6 +260,7 @@ class BuildCommand(RegistryCommand):
             keyword_param("threads", typer.Option(None, "--threads", help="Torch CPU threads (per Ray worker with --ray; default: the cores free to the process, or $DPSYNRAG_THREADS)."), Optional[int]),
             keyword_param("ledger", typer.Option(None, "--ledger", help=LEDGER_HELP), Optional[Path]),
             keyword_param("lifetime_epsilon", typer.Option(None, "--lifetime-epsilon", help=LIFETIME_HELP), Optional[float]),
+            keyword_param("yes", typer.Option(False, "--yes", help="Build even when INPUT's documents (persons) already have releases in the ledger (said first, with their lifetime epsilon after this build); without it such a build asks on a terminal and stops elsewhere, before spending."), bool),
         ]
 
     def __call__(self, ctx: typer.Context, **values: Any) -> None:
@@ -334,7 +335,13 @@ class BuildCommand(RegistryCommand):
                                       f"identifier fields ({', '.join(task.identifier_fields) or 'none'}).")
                 documents = task.load_database(documents)
             seed_warning(values["seed"])
-            ledger = open_ledger(values["ledger"], values["lifetime_epsilon"])
+            from dpsynrag.privacy.sources import Source
+
+            reading = ({"task": values["task"]} if values["input"].is_dir() else
+                       {"text_field": values["text_field"], "id_field": values["id_field"],
+                        "unit_field": getattr(config, "privacy_unit_field", None)})
+            ledger = open_ledger(values["ledger"], values["lifetime_epsilon"], source=Source(values["input"], reading),
+                                 on_rerelease=rerelease_guard(values["yes"]))
             charged_after = max((r.id for r in ledger.releases()), default=0)
             lm, embedder = _estimate(config, method, values["expected_documents"], filter_prompt=filter_prompt,
                                      dry_run=False)

@@ -67,6 +67,7 @@ from dpsynrag.privacy.conversions import CONVERSIONS
 from dpsynrag.privacy.fingerprints import EXACT_TEXT, dataset_fingerprint, exact_text_aliases, scan_collection
 from dpsynrag.privacy.legacy import carry_exact_text_spend, holds_exact_text_units
 from dpsynrag.privacy.lifetime import Budget, Release, ledger_totals, lifetime_epsilon
+from dpsynrag.privacy.sources import LedgerLookups, Source, record_source
 
 LEDGER_ENV = "DPSYNRAG_LEDGER"
 LEDGER_FILE = "ledger.sqlite"
@@ -139,7 +140,7 @@ def _owner_only_file(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
 
 
-class PrivacyLedger:
+class PrivacyLedger(LedgerLookups):
     """The SQLite ledger in ``directory`` (created owner-only if missing; a schema-1 ledger is upgraded).
 
     Args:
@@ -147,12 +148,16 @@ class PrivacyLedger:
         lifetime_epsilon: an extra limit (``--lifetime-epsilon``) on the lifetime ε of every unit this
             object records a release for, checked under the Bun–Steinke conversion together with the
             stored budgets; not stored.
+        source: the input read (:class:`~dpsynrag.privacy.sources.Source`), recorded with each collection registered.
+        on_rerelease: called by :func:`~dpsynrag.privacy.charge.prepare_charge` (which see) or None.
 
     Raises:
         ConfigError: the folder cannot be created, is not a ledger, or ``lifetime_epsilon`` <= 0.
     """
 
-    def __init__(self, directory: str | os.PathLike | None = None, *, lifetime_epsilon: float | None = None):
+    def __init__(self, directory: str | os.PathLike | None = None, *, lifetime_epsilon: float | None = None,
+                 source: Source | None = None, on_rerelease=None):
+        self.source, self.on_rerelease = source, on_rerelease
         self.directory = Path(directory).expanduser() if directory is not None else default_ledger_dir()
         self.lifetime_epsilon = (
             None if lifetime_epsilon is None else _check_number("lifetime_epsilon (--lifetime-epsilon)", lifetime_epsilon, lo=0)
@@ -344,6 +349,8 @@ class PrivacyLedger:
             old_name = dataset_fingerprint(documents, unit_ids=unit_ids, rule=EXACT_TEXT)
             aliases = exact_text_aliases(documents, self.key, unit_ids=unit_ids, with_documents=True)
         with self._transaction() as db:
+            if self.source is not None:
+                record_source(db, dataset, self.source)
             if db.execute("SELECT 1 FROM datasets WHERE dataset = ?", (dataset,)).fetchone():
                 return dataset
             db.execute("INSERT INTO datasets VALUES (?, ?, ?, ?)",
