@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import re
 import unicodedata
 from collections.abc import Iterable
 
 __all__ = ["TextKeyHasher", "normalized_text", "text_key", "text_key_of_utf8", "unit_key"]
 
-_CHUNK = 1 << 20  # characters normalised at a time for long texts (memory stays O(chunk), not O(text))
+_CHUNK = 1 << 16  # characters normalised at a time for long texts (memory stays O(chunk), not O(text))
+_WHITESPACE = re.compile(r"\s+")  # for str patterns, re's \s is str.split's whitespace (Py_UNICODE_ISSPACE)
+_LAST_WORD = re.compile(r"\S+\Z")
 
 
 def normalized_text(text: str) -> str:
@@ -54,21 +57,21 @@ class TextKeyHasher:
     def update(self, piece: str) -> None:
         """Feed the next piece of the text (any length, cut anywhere)."""
         piece = self._pending + piece
-        cut = len(piece)
-        while cut > 0 and not piece[cut - 1].isspace():
-            cut -= 1  # a word at the end may continue in the next piece
+        last = _LAST_WORD.search(piece)  # a word at the end may continue in the next piece
+        cut = len(piece) if last is None else last.start()
         self._pending = piece[cut:]
-        self._write(piece[:cut].split())
+        self._write(piece[:cut])
 
-    def _write(self, words: list[str]) -> None:
-        if words:
-            body = unicodedata.normalize("NFC", " ".join(words))
+    def _write(self, text: str) -> None:
+        body = _WHITESPACE.sub(" ", text).strip(" ")  # no list of words: memory O(piece)
+        if body:
+            body = unicodedata.normalize("NFC", body)
             self._hash.update(((" " if self._started else "") + body).encode("utf-8", "surrogatepass"))
             self._started = True
 
     def digest(self) -> bytes:
         """The 32-byte SHA-256 of the normal form of everything fed (the object is then spent)."""
-        self._write(self._pending.split())
+        self._write(self._pending)
         self._pending = ""
         return self._hash.digest()
 
@@ -78,7 +81,7 @@ def text_key(text: str) -> bytes:
 
     Raises:
         TypeError: ``text`` is not a str."""
-    if len(text) <= _CHUNK:
+    if len(text) <= 1 << 20:
         return hashlib.sha256(normalized_text(text).encode("utf-8", "surrogatepass")).digest()
     hasher = TextKeyHasher()
     for start in range(0, len(text), _CHUNK):
@@ -93,7 +96,7 @@ def text_key_of_utf8(chunks: Iterable[bytes | memoryview]) -> bytes:
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     hasher = TextKeyHasher()
     for chunk in chunks:
-        hasher.update(decoder.decode(bytes(chunk)))
+        hasher.update(decoder.decode(chunk))
     hasher.update(decoder.decode(b"", final=True))
     return hasher.digest()
 

@@ -303,7 +303,7 @@ def _parquet_texts(column, max_chars: int | None) -> list:
         buffer = whole.as_buffer()
         cut.sha256 = hashlib.sha256(buffer).digest()
         view = memoryview(buffer)
-        cut.key = text_key_of_utf8(view[i:i + (1 << 20)] for i in range(0, len(view), 1 << 20))
+        cut.key = text_key_of_utf8(view[i:i + (1 << 14)] for i in range(0, len(view), 1 << 14))
         cut.blank = bool(pc.utf8_is_space(whole).as_py())
         values[i] = cut
     return values
