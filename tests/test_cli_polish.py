@@ -234,7 +234,8 @@ DP_RAG_ONLY = {"--documents": "x.jsonl", "--epsilon-per-query": "1", "--delta": 
 def test_query_groups_the_dp_rag_options_and_a_corpus_query_refuses_each(tmp_path, monkeypatch):
     """`query --help` shows --method dp-rag's own options in one panel, and that panel is the list a corpus query refuses."""
     text = _help("query")
-    assert re.findall(r"╭─ (.+?) ─", text) == ["Arguments", "Options", "DP-RAG (--method dp-rag: each query costs its epsilon)"]
+    assert re.findall(r"╭─ (.+?) ─", text) == ["Arguments", "Options", "Many questions, or a running service (corpus queries)",
+                                            "DP-RAG (--method dp-rag: each query costs its epsilon)"]
     dp_rag_panel = text[text.index("╭─ DP-RAG"):]
     assert {flag for flag in DP_RAG_ONLY if re.search(rf"{re.escape(flag)}\b", dp_rag_panel)} == set(DP_RAG_ONLY)
     monkeypatch.chdir(tmp_path)

@@ -1,8 +1,12 @@
 """``dpsynrag query``: answer from a synthetic corpus (post-processing, free), or with DP-RAG over the
-private documents (``--method dp-rag``: each query costs its ε)."""
+private documents (``--method dp-rag``: each query costs its ε). A corpus query answers one QUESTION, a
+file of them (``--questions``) or questions typed one by one (``--interactive``) with its models loaded
+once, or asks a running ``dpsynrag serve`` (``--server``; :mod:`dpsynrag.commands.questions`)."""
 
 from __future__ import annotations
 
+import sys
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -10,6 +14,7 @@ import typer
 
 from dpsynrag.checks import check_int, typed_flags
 from dpsynrag.commands.common import console, fail, seed_warning, warn_content
+from dpsynrag.commands.questions import LocalAsker, RemoteAsker, answer_file, answer_typed, print_answer, read_questions
 from dpsynrag.errors import ConfigError, DpsynragError
 from dpsynrag.commands.ledger import LEDGER_HELP, LIFETIME_HELP, open_ledger, summary_line
 from dpsynrag.methods import methods
@@ -17,12 +22,20 @@ from dpsynrag.methods import methods
 
 DP_RAG_PANEL = "DP-RAG (--method dp-rag: each query costs its epsilon)"
 """The ``--help`` panel of the options of ``--method dp-rag`` only: a corpus query refuses them when typed."""
+MANY_PANEL = "Many questions, or a running service (corpus queries)"
+"""The ``--help`` panel of ``--questions``, ``--interactive``, ``--out`` and ``--server``."""
+SERVER_KEY_ENV = "DPSYNRAG_API_KEY"
+"""The environment variable holding the API key ``query --server`` sends (``dpsynrag serve --api-key-file``)."""
 
 
 def query_command(
     ctx: typer.Context,
-    corpus_dir: Optional[str] = typer.Argument(None, help="A corpus folder made by `dpsynrag build` (none with --method dp-rag)."),
-    question: Optional[str] = typer.Argument(None, help="The question."),
+    corpus_dir: Optional[str] = typer.Argument(None, help="A corpus folder made by `dpsynrag build` (none with --method dp-rag; with --server: the served corpus's name, or none when it serves one)."),
+    question: Optional[str] = typer.Argument(None, help="The question (none with --questions or --interactive; none on a terminal: --interactive)."),
+    questions: Optional[str] = typer.Option(None, "--questions", metavar="FILE", help="Answer every question of FILE (- : stdin): one a line, or JSON lines with a `question` field; the models load once. Answers go out as JSON lines (question, answer, covered, contexts with ids and scores) to stdout or --out.", rich_help_panel=MANY_PANEL),
+    interactive: bool = typer.Option(False, "--interactive", "-i", help="Load the models once, then answer each question typed, one a line, until an empty line or Ctrl-D (the default with no QUESTION on a terminal).", rich_help_panel=MANY_PANEL),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the answers as JSON lines to this file (created or replaced) instead of stdout (--questions), or as well (--interactive).", rich_help_panel=MANY_PANEL),
+    server: Optional[str] = typer.Option(None, "--server", metavar="URL", help=f"Ask a running `dpsynrag serve` at URL (e.g. http://127.0.0.1:8000) instead of loading anything: its corpus, models and answer length default; API key from ${SERVER_KEY_ENV}.", rich_help_panel=MANY_PANEL),
     top_k: Optional[int] = typer.Option(None, "--top-k", help="Synthetic texts retrieved (default: the task's, else 10); dp-rag: the top-k target."),
     show_context: bool = typer.Option(False, "--show-context", help="Print the retrieved synthetic texts, each labelled with its similarity (and whether it was under --min-similarity), then the answer labelled."),
     min_similarity: Optional[float] = typer.Option(None, "--min-similarity", help="A public similarity floor (cosine, in [-1, 1]): retrieved texts below it are not given to the model, and a question no text reaches is answered 'The corpus does not cover this question.' (default: none)."),
@@ -58,16 +71,15 @@ def query_command(
     A corpus that keeps no synthetic text has no context to give: the command says so and exits with
     code 2 instead of answering from the model alone; one that keeps few texts answers, with a warning
     on stderr."""
-    from dpsynrag.corpus import SyntheticCorpus
-
     if method == "dp-rag":
         if answer_endpoint is not None or answer_model is not None:
             fail(ConfigError("--answer-endpoint and --answer-model do not apply to --method dp-rag: its private "
                               "prediction needs the model's next-token logits."))
-        not_here = typed_flags(ctx, {"show_context", "max_tokens", "repeat_copies", "min_similarity"})
+        not_here = typed_flags(ctx, {"show_context", "max_tokens", "repeat_copies", "min_similarity", "questions",
+                                     "interactive", "out", "server"})
         if not_here:
             fail(ConfigError(f"{_flags_verb(not_here, 'does', 'do')} not apply to --method dp-rag (its answer length is "
-                             "--T; its context is private)."))
+                             "--T; its context is private; each of its questions costs epsilon: one a call)."))
         if question is None and corpus_dir is not None:
             corpus_dir, question = None, corpus_dir  # the only positional argument is the question
         _query_dp_rag(
@@ -89,61 +101,98 @@ def query_command(
         if model is not None and answer_endpoint is not None:
             raise ConfigError("--model and --answer-endpoint both choose the answering model: give one.")
         check_int("--max-tokens", max_tokens, optional=True)
-        if corpus_dir is None or question is None:
-            raise ConfigError("give a corpus folder and a question: dpsynrag query CORPUS_DIR QUESTION.")
-        if not question.strip():
+        if questions is not None and interactive:
+            raise ConfigError("--questions and --interactive both say where the questions come from: give one.")
+        if server is not None:
+            corpus_dir, question = _served(ctx, corpus_dir, question, many=questions is not None or interactive)
+        if questions is None and not interactive and question is None and (corpus_dir or server) and _terminal():
+            interactive = True  # no QUESTION on a terminal: ask for them
+        if questions is not None or interactive:
+            if question is not None:
+                raise ConfigError(f"give a QUESTION or {'--questions' if questions is not None else '--interactive'}, "
+                                  "not both.")
+            if questions is not None and out is not None and questions != "-" and Path(questions).resolve() == out.resolve():
+                raise ConfigError("--out is the --questions file: write the answers to another file.")
+        elif out is not None:
+            raise ConfigError("--out applies to --questions and --interactive: a single answer goes to stdout.")
+        if (corpus_dir is None and server is None) or (question is None and questions is None and not interactive):
+            raise ConfigError("give a corpus folder and a question: dpsynrag query CORPUS_DIR QUESTION (or --questions "
+                              "FILE, or --interactive).")
+        if question is not None and not question.strip():
             raise ConfigError("the question is empty: ask something.")
-        corpus = SyntheticCorpus.load(Path(corpus_dir))
-        if method != "corpus" and corpus.manifest.get("method") != method:
-            raise ConfigError(f"{corpus_dir} is a {corpus.manifest.get('method')} corpus, not {method}.")
-        if corpus.texts:
-            warn_content(corpus)  # few texts: answered, with a warning; none: answer_many refuses (exit 2)
-        emb = _query_embedder(embedder, corpus) if corpus.texts else None  # before the LM: a bad one fails first
-        if emb is None and corpus.texts:
-            from dpsynrag.models import Embedder
+        asked = read_questions(questions) if questions is not None else None
+        t_load = time.perf_counter()
+        if server is not None:
+            import os
 
-            emb = Embedder.load(corpus.manifest["embedder"]["spec"])  # the corpus's, shared with the context listing
-        lm = _answer_lm(answer_endpoint, answer_model)
-        if model is not None and corpus.texts:
-            from dpsynrag.models import LanguageModel
-
-            lm = LanguageModel.load(model)
-        answer = corpus.answer_many([question], top_k=top_k, lm=lm, embedder=emb, max_new_tokens=max_tokens,
-                                    repeat_copies=repeat_copies, min_similarity=min_similarity)[0]
-        hits = []
-        if show_context or as_json:
-            from dpsynrag.corpus.retrieval import CorpusRetriever
-
-            # the same search of the same view with the same embedder: the answer's context, with ids and scores,
-            # and the retrieved texts under the floor (not given to the model)
-            retriever = CorpusRetriever(corpus, emb)
-            hits = retriever.search([question], top_k or retriever.resolve_top_k(None), repeat_copies=repeat_copies)[0]
-            hits = hits if min_similarity is not None else hits[:len(answer.context)]
+            asker = RemoteAsker(server, corpus_dir, api_key=os.environ.get(SERVER_KEY_ENV), top_k=top_k,
+                                max_tokens=max_tokens, repeat_copies=repeat_copies, min_similarity=min_similarity)
+        else:
+            asker = _local_asker(corpus_dir, method, model=model, embedder=embedder, answer_endpoint=answer_endpoint,
+                                 answer_model=answer_model, top_k=top_k, max_tokens=max_tokens,
+                                 repeat_copies=repeat_copies, min_similarity=min_similarity,
+                                 contexts=show_context or as_json or question is None)
+        ready_s = time.perf_counter() - t_load
+        if asked is not None:
+            answer_file(asker, asked, out, ready_s=ready_s)
+        elif interactive:
+            answer_typed(asker, out, show_context=show_context, as_json=as_json, ready_s=ready_s)
+        else:
+            print_answer(asker.ask([question])[0], show_context=show_context, as_json=as_json, indent=2)
     except DpsynragError as exc:
         fail(exc)
-        return
-    if as_json:
-        import json
-
-        typer.echo(json.dumps({"question": question, "answer": answer.text, "covered": answer.covered,
-                               "min_similarity": min_similarity, "corpus": str(corpus_dir),
-                               "contexts": [{**h.to_dict(), "given": _given(h, min_similarity)} for h in hits]}, indent=2))
-        return
-    if show_context:
-        for i, h in enumerate(hits, start=1):
-            under = "" if _given(h, min_similarity) else f", under the floor {min_similarity:g}: not given to the model"
-            console.print(f"context [{i}] (similarity {h.score:.3f}{under}): {h.text}", style="dim", markup=False,
-                          highlight=False)
-        if not hits:
-            console.print("no context retrieved.", style="dim")
-        typer.echo(f"answer: {answer.text}")
-        return
-    typer.echo(answer.text)
 
 
-def _given(hit, floor: Optional[float]) -> bool:
-    """Whether a retrieved text was given to the model (at or above the similarity floor, or no floor)."""
-    return floor is None or hit.score >= floor
+def _terminal() -> bool:
+    """Whether questions can be typed here (stdin is a terminal)."""
+    return sys.stdin.isatty()
+
+
+def _served(ctx: typer.Context, corpus_dir: Optional[str], question: Optional[str], *,
+            many: bool) -> tuple[Optional[str], Optional[str]]:
+    """``(corpus name, question)`` of ``query --server``: CORPUS is a served corpus's name (a corpus folder
+    stands for its name), optional when the service serves one; a single positional argument is the
+    question, unless the questions come from --questions or --interactive (then it is CORPUS).
+
+    Raises:
+        ConfigError: an option that chooses what the service holds (--model, --embedder, --answer-endpoint,
+            --answer-model).
+    """
+    typed = typed_flags(ctx, {"model", "embedder", "answer_endpoint", "answer_model"})
+    if typed:
+        raise ConfigError(f"{_flags_verb(typed, 'does', 'do')} not apply to --server: the service answers with the "
+                          "models it loaded (see its GET /v1/corpora).")
+    if question is None and not many:
+        corpus_dir, question = None, corpus_dir  # the only positional argument is the question
+    if corpus_dir is not None and Path(corpus_dir, "manifest.json").is_file():
+        corpus_dir = Path(corpus_dir).resolve().name  # served under its folder name
+    return corpus_dir, question
+
+
+def _local_asker(corpus_dir: str, method: str, *, model, embedder, answer_endpoint, answer_model, top_k, max_tokens,
+                 repeat_copies, min_similarity, contexts: bool) -> LocalAsker:
+    """The corpus folder and its models, loaded once: the --embedder (checked against the index) or the
+    corpus's, then the --answer-endpoint, the --model or the corpus's language model.
+
+    Raises:
+        CorpusError: not a corpus, another method's, or a corpus keeping no text (said before any model
+            loads; a corpus keeping few texts answers, with a warning on stderr). ConfigError: bad options.
+    """
+    from dpsynrag.corpus import SyntheticCorpus
+
+    corpus = SyntheticCorpus.load(Path(corpus_dir))
+    if method != "corpus" and corpus.manifest.get("method") != method:
+        raise ConfigError(f"{corpus_dir} is a {corpus.manifest.get('method')} corpus, not {method}.")
+    if not corpus.texts:  # refused by LocalAsker before any model loads
+        return LocalAsker(corpus, lm=None, embedder=None, top_k=top_k, max_tokens=max_tokens,
+                          repeat_copies=repeat_copies, min_similarity=min_similarity, contexts=False, name=corpus_dir)
+    warn_content(corpus)
+    from dpsynrag.models import Embedder, LanguageModel
+
+    emb = _query_embedder(embedder, corpus) or Embedder.load(corpus.manifest["embedder"]["spec"])  # before the LM
+    lm = _answer_lm(answer_endpoint, answer_model) or LanguageModel.load(model or corpus.manifest["model"]["spec"])
+    return LocalAsker(corpus, lm=lm, embedder=emb, top_k=top_k, max_tokens=max_tokens, repeat_copies=repeat_copies,
+                      min_similarity=min_similarity, contexts=contexts, name=corpus_dir)
 
 
 def _flags_verb(flags: list[str], singular: str, plural: str) -> str:

@@ -181,7 +181,8 @@ class CorpusRetriever:
 
 
 class RemoteRetriever:
-    """The same search through a running ``dpsynrag serve`` (``POST /v1/retrieve``). Thread-safe.
+    """The same search through a running ``dpsynrag serve`` (``POST /v1/retrieve``), and its answers
+    (``POST /v1/query``, :meth:`answer`). Thread-safe.
 
     Args:
         base_url: the service root, e.g. ``http://127.0.0.1:8000``.
@@ -212,20 +213,51 @@ class RemoteRetriever:
         Raises:
             EndpointError: the service cannot be reached or answers with an error status (its message given).
         """
-        out = []
-        for q in check_questions(questions):
-            body = {"question": q, **({"corpus": self.corpus} if self.corpus else {}),
-                    **({"top_k": top_k} if top_k is not None else {}),
-                    **({"repeat_copies": True} if repeat_copies else {})}
+        return [[self._hit(h) for h in self._post("/v1/retrieve", self._body(q, top_k, repeat_copies))["results"]]
+                for q in check_questions(questions)]
+
+    def answer(self, question: str, top_k: int | None = None, *, max_tokens: int | None = None,
+               repeat_copies: bool = False) -> tuple[str, list[Hit], str]:
+        """A greedy answer by the service's answering model from the ``top_k`` texts it retrieves
+        (``POST /v1/query``; the same search as :meth:`search`).
+
+        Args:
+            question: a non-empty string. top_k: >= 1 (None: the corpus's default).
+            max_tokens: most answer tokens (None: the service's default, 64 unless configured).
+            repeat_copies: as :meth:`search`.
+
+        Returns:
+            ``(answer, hits, model)``: the answer text, the texts it was given (best first) and the name of
+            the model that answered.
+
+        Raises:
+            EndpointError: the service cannot be reached or answers with an error status, e.g. HTTP 501 from
+                a ``dpsynrag serve --retrieval-only`` (it retrieves but answers nothing) or 409 for a corpus
+                that keeps no text (the service's message given).
+        """
+        body = self._body(check_questions([question])[0], top_k, repeat_copies)
+        reply = self._post("/v1/query", {**body, **({} if max_tokens is None else {"max_tokens": max_tokens})})
+        return reply["answer"], [self._hit(h) for h in reply["contexts"]], reply["model"]
+
+    def _body(self, question: str, top_k: int | None, repeat_copies: bool) -> dict:
+        return {"question": question, **({"corpus": self.corpus} if self.corpus else {}),
+                **({"top_k": top_k} if top_k is not None else {}), **({"repeat_copies": True} if repeat_copies else {})}
+
+    @staticmethod
+    def _hit(h: dict) -> Hit:
+        h = dict(h)
+        return Hit(h.pop("id"), h.pop("text"), float(h.pop("score")), h)
+
+    def _post(self, route: str, body: dict) -> dict:
+        """The JSON reply of ``POST route`` (EndpointError when unreachable or an error status)."""
+        try:
+            resp = self._client.post(f"{self.base_url}{route}", json=body)
+        except self._errors as exc:
+            raise EndpointError(f"cannot reach the dpsynrag service {self.base_url}: {type(exc).__name__}.") from None
+        if resp.status_code >= 400:
             try:
-                resp = self._client.post(f"{self.base_url}/v1/retrieve", json=body)
-            except self._errors as exc:
-                raise EndpointError(f"cannot reach the dpsynrag service {self.base_url}: {type(exc).__name__}.") from None
-            if resp.status_code >= 400:
-                try:
-                    detail = resp.json().get("detail")
-                except ValueError:
-                    detail = resp.reason_phrase
-                raise EndpointError(f"the dpsynrag service {self.base_url} answered HTTP {resp.status_code}: {detail}")
-            out.append([Hit(h.pop("id"), h.pop("text"), float(h.pop("score")), h) for h in resp.json()["results"]])
-        return out
+                detail = resp.json().get("detail")
+            except ValueError:
+                detail = resp.reason_phrase
+            raise EndpointError(f"the dpsynrag service {self.base_url} answered HTTP {resp.status_code}: {detail}")
+        return resp.json()
