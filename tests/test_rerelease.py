@@ -140,3 +140,36 @@ def test_ledger_show_lists_the_files_and_set_budget_reads_a_file_as_its_build_di
     other.write_text(json.dumps({"message": "x"}) + "\n")
     result = runner.invoke(app, ["ledger", "show", str(other), "--ledger", str(tmp_path / "led")])
     assert result.exit_code == 2 and "text" in _out(result)
+
+
+def _ledger_block() -> list[list[str]]:
+    """The `dpsynrag` commands of the README's ledger example, as argument lists."""
+    import shlex
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = text.split("The privacy-budget ledger:", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    return [shlex.split(line.split("#", 1)[0])[1:] for line in block.replace("\\\n", " ").splitlines()
+            if line.startswith(".venv/bin/dpsynrag ")]
+
+
+def test_the_readmes_ledger_example_runs_as_written_after_a_first_build(tmp_path, models, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.jsonl").write_text("".join(json.dumps({"text": t}) + "\n" for t in DOCS))
+    fast = ["--K", "3", "--R", "2", "--L", "1", "--k", "2", "--T", "2", "--extractor", "rarity", "--preset", "paper",
+            "--no-self-filter"]
+    result = runner.invoke(app, ["build", "notes.jsonl", "--out", "corpus", "--epsilon", "10", "--delta", "1e-3", *fast])
+    assert result.exit_code == 0, result.output
+    show, set_budget, build = _ledger_block()
+    assert show == ["ledger", "show"] and set_budget == ["ledger", "set-budget", "notes.jsonl", "--epsilon", "20"]
+    result = runner.invoke(app, show)
+    assert result.exit_code == 0 and f"read from {tmp_path / 'notes.jsonl'}" in result.output, result.output
+    result = runner.invoke(app, set_budget)
+    assert result.exit_code == 0, result.output
+    assert "--yes" in build  # the same notes again: a re-release
+    result = runner.invoke(app, [*build, *[a for a in fast if a != "--no-self-filter"]])
+    assert result.exit_code == 0, result.output
+    assert "6 of the 6 documents of this input already have releases" in _out(result)
+    result = runner.invoke(app, [*build, "--out", "c3"])  # a third: over --lifetime-epsilon 15, refused first
+    assert result.exit_code == 2 and "above 15 set by --lifetime-epsilon" in _out(result), result.output
+    assert "already have releases" not in _out(result)
