@@ -173,3 +173,13 @@ def test_the_readmes_ledger_example_runs_as_written_after_a_first_build(tmp_path
     result = runner.invoke(app, [*build, "--out", "c3"])  # a third: over --lifetime-epsilon 15, refused first
     assert result.exit_code == 2 and "above 15 set by --lifetime-epsilon" in _out(result), result.output
     assert "already have releases" not in _out(result)
+
+
+def test_a_dp_rag_query_records_its_documents_file(tmp_path, data_file, models):
+    base = ["query", "--method", "dp-rag", "--documents", str(data_file), "--text-field", "message",
+            "--epsilon-per-query", "2", "--delta", "1e-3", "--utility", "top-k", "--top-k", "2", "--T", "3",
+            "--public-weight", "0", "--max-document-tokens", "12", "--seed", "0", "--ledger", str(tmp_path / "led")]
+    result = runner.invoke(app, [*base, "the patient has fever?"])
+    assert result.exit_code == 0, result.output
+    (src,) = PrivacyLedger(tmp_path / "led").sources(dataset_fingerprint(DOCS))
+    assert src["path"] == str(data_file.resolve()) and src["reading"]["text_field"] == "message"

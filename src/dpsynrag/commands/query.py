@@ -267,7 +267,11 @@ def _query_dp_rag(corpus_dir, question, *, documents, epsilon_per_query, delta, 
 
             docs = load_documents(documents, text_field=text_field, id_field=id_field)
         seed_warning(seed)
-        privacy_ledger = open_ledger(ledger, lifetime_epsilon)
+        from dpsynrag.privacy.sources import Source
+
+        reading = {"task": task} if documents.is_dir() else {"text_field": text_field, "id_field": id_field,
+                                                             "unit_field": None}
+        privacy_ledger = open_ledger(ledger, lifetime_epsilon, source=Source(documents, reading))  # owner-only
         session = DPRAGSession(docs, config, task=task, total_epsilon=total_epsilon, composition=composition, seed=seed,
                                ledger=privacy_ledger)
         answer = session.answer([question])[0]
