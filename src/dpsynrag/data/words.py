@@ -121,17 +121,22 @@ def keyword_view(text: str, placeholder: str | None = None) -> str:
 
 
 def excluded_words(identifiers: Iterable[str], placeholder: str | None = None,
-                   language: str = DEFAULT_LANGUAGE) -> frozenset[str]:
+                   language: str = DEFAULT_LANGUAGE, public: Iterable[str] = ()) -> frozenset[str]:
     """The words that may never be one document's keywords: the :func:`text_words` (case-folded) of
-    ``placeholder`` and of each of the document's own identifier values (``identifiers``), and the runs
-    of letters inside them ("ada.lee@example.com" gives "ada", "lee", "example", "com"). A function of
-    that document and public constants alone.
+    ``placeholder``, of each of the document's own identifier values (``identifiers``) and of each public
+    string (``public``: the ``--pii-allow`` strings, e.g. the company's name, support number and web
+    address, which most documents of a collection hold and which name no topic), and the runs of letters
+    inside them ("ada.lee@example.com" gives "ada", "lee", "example", "com"; "Northgate Bank" gives
+    "northgate", "bank"). A function of that document and public constants alone.
+
+    Returns:
+        The lower-case words, a frozenset (empty when every argument is empty).
 
     Raises:
         ConfigError: an unknown ``language``.
     """
     words: set[str] = set()
-    for value in ([placeholder] if placeholder else []) + [str(v) for v in identifiers]:
+    for value in ([placeholder] if placeholder else []) + [str(v) for v in identifiers] + [str(v) for v in public]:
         for word in text_words(value, language):
             words.add(word)
             words.update(_LETTERS.findall(word))  # "example.com" -> also "example", "com"

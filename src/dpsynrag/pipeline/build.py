@@ -191,10 +191,12 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         vocab_set = None if vocabulary is None else frozenset(vocabulary)
         # identifiers never become keywords: each document's id-shaped tokens and the placeholder are out of
         # the text the extractor reads, its own identifier words out of its candidates (functions of it alone)
+        # the public strings' words (--pii-allow: the company's name...) neither: in most documents, no topic
         placeholder = config.identifier_placeholder if config.redact_identifiers or config.redact_pii else None
+        public = excluded_words((), placeholder, config.language, public=config.pii_allow)
         doc_keywords = extract_keyword_sets(
             extractor, (keyword_view(text, placeholder) for text in texts), max_keywords=config.K,
-            vocabulary=vocab_set, excluded=(excluded_words(d.identifiers, placeholder, config.language)
+            vocabulary=vocab_set, excluded=(public | excluded_words(d.identifiers, None, config.language)
                                             for d in documents),
             total=len(texts), on_progress=display.update)  # int ids, not strings
         timings["keywords_s"] = time.time() - t

@@ -21,9 +21,10 @@ The soft clustering's text matching (``match_text``) uses the same :func:`text_w
 
 Identifiers never become keywords (:func:`keyword_view`, :func:`excluded_words`): extractors read each
 document with its identifier-shaped tokens (e-mails, URLs, ids such as ``ORD-782554``, runs of 3 or more
-digits) and the redaction placeholder removed, and the words of the placeholder and of the document's own
-identifier values are dropped from its candidates, whatever the extractor returns. Both are functions of
-that one document and public constants, so the histogram's sensitivity is unchanged.
+digits) and the redaction placeholder removed, and the words of the placeholder, of the document's own
+identifier values and of the public strings (``--pii-allow``: the company's name, support address...) are
+dropped from its candidates, whatever the extractor returns. All are functions of that one document and
+public constants, so the histogram's sensitivity is unchanged.
 
 Per person (``--privacy-unit-field``; :mod:`dpsynrag.pipeline.units`): each document's set is extracted and
 capped as above, then :func:`unit_keyword_sets` gives each person at most K words of the union of their
