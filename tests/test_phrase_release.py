@@ -330,3 +330,14 @@ def test_audit_passes_the_honest_phrase_release(tmp_path, tiny_lm):
     result = run_audit(_audit_documents(), tmp_path / "a", config, canaries=40, seed=1, lm=tiny_lm,
                        embedder=HashEmbedder())
     assert all(d["exact"] == 0 for d in result.details) and not result.refuted
+
+
+def test_work_plan_counts_no_prediction_for_phrases():
+    from dpsynrag.commands.plan import estimate_work
+
+    config = dict(epsilon=10.0, delta=1e-3, K=1, R=48, L=1, k=40, extractor="rarity", open_vocabulary=True)
+    prediction = estimate_work(BuildConfig(**config), 2000)
+    phrases = estimate_work(BuildConfig(**config, synthesis="phrases"), 2000)
+    assert prediction.member_token_evaluations == 1920 * 70 and prediction.prediction_prefills == 1920
+    assert (phrases.member_token_evaluations, phrases.prediction_prefills, phrases.decode_forwards) == (0, 0, 0)
+    assert phrases.embeddings == prediction.embeddings == 2048 and phrases.filter_forwards == 48

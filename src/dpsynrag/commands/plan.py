@@ -155,7 +155,8 @@ class Work:
 
 
 def estimate_work(config, expected_documents: int, *, device=None, self_filter: bool | None = None) -> Work:
-    """The work of a DP-SynRAG build of ``config`` on a declared ``expected_documents`` documents.
+    """The work of a DP-SynRAG build of ``config`` on a declared ``expected_documents`` documents (with
+    ``synthesis="phrases"`` no prediction prefill, decode forward or public row: the phrase release runs no model).
 
     Args:
         config: a :class:`~dpsynrag.pipeline.config.BuildConfig`.
@@ -188,13 +189,18 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
     public_prefills = 0
     if public:
         public_prefills = texts if config.public_prompt and "{keyword}" in config.public_prompt else 1
+    if getattr(config, "synthesis", "prediction") == "phrases":  # a phrase release runs no model on the members
+        public = public_prefills = decode = 0
+        prediction_members = 0
+    else:
+        prediction_members = members
     filters = texts * (int(config.self_filter if self_filter is None else self_filter)
                        + int(config.fluency_threshold is not None))
     return Work(
         expected_documents=n, texts=texts, keyword_prefills=n if llm else 0, keyword_decode_forwards=keyword_decode,
         embeddings=(n if config.outlier_removal else 0) + texts, member_rows=members, member_rows_max=most,
-        public_rows=public, member_token_evaluations=members * config.T_effective,
-        prediction_prefills=min(n, members) + public_prefills, prediction_decode_forwards=decode,
+        public_rows=public, member_token_evaluations=prediction_members * config.T_effective,
+        prediction_prefills=min(n, prediction_members) + public_prefills, prediction_decode_forwards=decode,
         filter_forwards=filters, step_rows=step_rows, keyword_step_rows=kw_rows,
     )
 
