@@ -1,0 +1,61 @@
+"""Which request types' facts reached a DP-SynRAG corpus of an own-data collection (issue 41), and the
+eval's accuracy and context recall: one table row per ``dpsynrag eval --task own`` output folder.
+
+Per folder: the collection (``--collections``/NAME, NAME the folder's name up to its last ``-``, e.g.
+``bank-s2`` of ``bank-s2-own``), the DP-SynRAG corpus under ``cache/corpora/``, and ``results.json``. A
+kept text **holds a type's fact** when one of the type's accepted answers (``questions.jsonl``) occurs in
+it as whole words, case-insensitive (the accuracy rule).
+
+    .venv/bin/python -m benchmarks.owndata.corpus_facts runs/owndata-topics/*-s2-own --collections runs/owndata
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import regex
+
+
+def _holds(text: str, answer: str) -> bool:
+    return regex.search(rf"(?<!\w){regex.escape(answer)}(?!\w)", text, flags=regex.IGNORECASE) is not None
+
+
+def row(folder: Path, collections: Path) -> dict:
+    """{run, accuracy, context_recall, released, kept, kept_with_fact, types_in_corpus, large_types_in_corpus}."""
+    name = folder.name.rsplit("-", 1)[0]
+    answers: dict[str, list[str]] = {}
+    for line in open(collections / name / "questions.jsonl", encoding="utf-8"):
+        q = json.loads(line)
+        answers.setdefault(q["type"], []).extend(a for a in q["answers"] if a not in answers.get(q["type"], []))
+    counts = json.loads((collections / name / "meta.json").read_text(encoding="utf-8"))["type_counts"]
+    corpus = next(p for p in (folder / "cache" / "corpora").iterdir() if p.is_dir() and p.name.startswith("dp-synrag"))
+    records = [json.loads(line) for line in open(corpus / "texts.jsonl", encoding="utf-8")]
+    kept = [r["text"] for r in records if r.get("kept", True)]
+    found = {t for t, a in answers.items() for text in kept if any(_holds(text, x) for x in a)}
+    with_fact = sum(any(_holds(text, x) for a in answers.values() for x in a) for text in kept)
+    result = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    method = next(m for m in result["methods"] if m["method"] == "dp-synrag")
+    return {"run": folder.name, "accuracy": method.get("accuracy"), "context_recall": method.get("context_recall"),
+            "released": len(records), "kept": len(kept), "kept_with_fact": with_fact, "types_in_corpus": len(found),
+            "large_types_in_corpus": len({t for t in found if counts[t] >= 30}),
+            "large_types": sum(n >= 30 for n in counts.values())}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folders", nargs="+", type=Path)
+    parser.add_argument("--collections", type=Path, default=Path("runs/owndata"))
+    args = parser.parse_args(argv)
+    print("| run | accuracy | context recall | texts (kept / all) | kept texts holding a fact | types whose fact is in the corpus | of the types with >= 30 records |")
+    print("|---|---|---|---|---|---|---|")
+    for folder in args.folders:
+        r = row(folder, args.collections)
+        pct = lambda v: "–" if v is None else f"{100 * v:.1f}%"  # noqa: E731
+        print(f"| {r['run']} | {pct(r['accuracy'])} | {pct(r['context_recall'])} | {r['kept']} / {r['released']} | "
+              f"{r['kept_with_fact']} | {r['types_in_corpus']} / 13 | {r['large_types_in_corpus']} / {r['large_types']} |")
+
+
+if __name__ == "__main__":
+    main()
