@@ -67,6 +67,8 @@ def query_command(
 ) -> None:
     """Answer a question from a synthetic corpus (post-processing: costs no privacy budget), or with
     DP-RAG over the private documents (--method dp-rag: each query costs --epsilon-per-query).
+    --questions FILE and --interactive answer many questions with the models loaded once; --server URL
+    asks a running `dpsynrag serve` and loads nothing.
 
     A corpus that keeps no synthetic text has no context to give: the command says so and exits with
     code 2 instead of answering from the model alone; one that keeps few texts answers, with a warning
