@@ -96,7 +96,7 @@ def eval_command(
     epsilon: Optional[str] = typer.Option(None, "--epsilon", help="Epsilon(s) of the DP methods, comma-separated (DP-RAG: per query). Default: the preset's (10)."),
     delta: Optional[float] = typer.Option(None, "--delta", help="Delta of every DP method (default 1e-3)."),
     out: Path = typer.Option(..., "--out", help="Output folder: results.json, results.md, PNG plots, cache/ (rerun to resume)."),
-    preset: Optional[str] = typer.Option(None, "--preset", help="cpu (2 cores, offline SmolLM2, < 1 h) | demo (the main job: non-rag, rag, dp-synrag; secure randomness) | paper (paper sizes, GPU) | searchqa-cpu | searchqa-paper (R = 1000) | own-cpu (cpu for your own records: K = 5, 256-token documents, phrase synthesis). Default: searchqa-cpu for --task searchqa, own-cpu for --task own, else cpu."),
+    preset: Optional[str] = typer.Option(None, "--preset", help="cpu (2 cores, offline SmolLM2, < 1 h) | demo (the main job: non-rag, rag, dp-synrag; secure randomness) | paper (paper sizes, GPU) | searchqa-cpu | searchqa-paper (R = 1000) | own-cpu (cpu for your own records: K = 5, 256-token documents, no outlier removal, phrase synthesis). Default: searchqa-cpu for --task searchqa, own-cpu for --task own, else cpu."),
     experiment: str = typer.Option("main", "--experiment", help="main (accuracy, buckets, leakage) | multi-query (accuracy vs number of queries) | audit (empirical privacy audit of DP-SynRAG)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Evaluation questions: the first N of the query file (0: all)."),
     documents: Optional[int] = typer.Option(None, "--documents", help="Database documents used (seeded random subset in the cpu preset; 0: all)."),
