@@ -199,7 +199,7 @@ def test_bad_phrase_parameters_are_refused():
     with pytest.raises(InfeasibleBudgetError):
         calibrate(epsilon=0.05, delta=1e-3, phrase_max=8, phrase_delta=1e-4)
     with pytest.raises(ValueError, match="synthesis"):
-        BuildConfig(epsilon=10.0, delta=1e-3, phrase_max=8)
+        BuildConfig(epsilon=10.0, delta=1e-3, phrase_max=12)
     with pytest.raises(ValueError, match="group_size"):
         BuildConfig(epsilon=10.0, delta=1e-3, synthesis="phrases", group_size=4)
     assert BuildConfig(epsilon=10.0, delta=1e-3, synthesis="phrases").phrase_share == 2.5e-4

@@ -24,7 +24,7 @@ DEFAULT_SVT_FRACTION, DEFAULT_SVT_BETA, DEFAULT_SVT_GAP = 0.25, 0.5, 2.0
 """Defaults of sparse-vector decoding: the runs' share f of a text's token budget, the offset β and the
 public gap g (nats)."""
 
-DEFAULT_PHRASE_MAX, DEFAULT_PHRASE_N = 16, 4
+DEFAULT_PHRASE_MAX, DEFAULT_PHRASE_N = 8, 4
 """Defaults of the phrase release: the most phrases m a member contributes, and their length n in words."""
 
 
