@@ -37,7 +37,10 @@ def row(folder: Path, collections: Path) -> dict:
     with_fact = sum(any(_holds(text, x) for a in answers.values() for x in a) for text in kept)
     result = json.loads((folder / "results.json").read_text(encoding="utf-8"))
     method = next(m for m in result["methods"] if m["method"] == "dp-synrag")
-    return {"run": folder.name, "accuracy": method.get("accuracy"), "context_recall": method.get("context_recall"),
+    rag_results = folder.parent / f"{name}-rag" / "results.json"  # RAG over the raw file, when it was run
+    rag = None if not rag_results.exists() else next(
+        m for m in json.loads(rag_results.read_text(encoding="utf-8"))["methods"] if m["method"] == "rag")["accuracy"]
+    return {"run": folder.name, "accuracy": method.get("accuracy"), "context_recall": method.get("context_recall"), "rag": rag,
             "released": len(records), "kept": len(kept), "kept_with_fact": with_fact, "types_in_corpus": len(found),
             "large_types_in_corpus": len({t for t in found if counts[t] >= 30}),
             "large_types": sum(n >= 30 for n in counts.values())}
@@ -48,13 +51,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("folders", nargs="+", type=Path)
     parser.add_argument("--collections", type=Path, default=Path("runs/owndata"))
     args = parser.parse_args(argv)
-    print("| run | accuracy | context recall | texts (kept / all) | kept texts holding a fact | types whose fact is in the corpus | of the types with >= 30 records |")
-    print("|---|---|---|---|---|---|---|")
+    print("| run | accuracy | context recall | RAG over the raw file | texts (kept / all) | kept texts holding a fact | "
+          "types whose fact is in the corpus | of the types with >= 30 records |")
+    print("|---|---|---|---|---|---|---|---|")
+    pct = lambda v: "–" if v is None else f"{100 * v:.1f}%"  # noqa: E731
+    groups: dict[str, list[dict]] = {}
     for folder in args.folders:
         r = row(folder, args.collections)
-        pct = lambda v: "–" if v is None else f"{100 * v:.1f}%"  # noqa: E731
-        print(f"| {r['run']} | {pct(r['accuracy'])} | {pct(r['context_recall'])} | {r['kept']} / {r['released']} | "
-              f"{r['kept_with_fact']} | {r['types_in_corpus']} / 13 | {r['large_types_in_corpus']} / {r['large_types']} |")
+        groups.setdefault(folder.name.rsplit("-", 1)[1], []).append(r)
+        print(f"| {r['run']} | {pct(r['accuracy'])} | {pct(r['context_recall'])} | {pct(r['rag'])} | {r['kept']} / "
+              f"{r['released']} | {r['kept_with_fact']} | {r['types_in_corpus']} / 13 | {r['large_types_in_corpus']} / "
+              f"{r['large_types']} |")
+    for suffix, rows in groups.items():  # unweighted means over the runs of one setting
+        mean = lambda key: sum(r[key] for r in rows) / len(rows)  # noqa: E731
+        rags = [r["rag"] for r in rows if r["rag"] is not None]
+        print(f"| mean of {len(rows)} `{suffix}` | {pct(mean('accuracy'))} | {pct(mean('context_recall'))} | "
+              f"{pct(sum(rags) / len(rags)) if rags else '–'} ({len(rags)} runs) | {mean('kept'):.1f} / {mean('released'):.1f} | "
+              f"{mean('kept_with_fact'):.1f} | {mean('types_in_corpus'):.1f} / 13 | {mean('large_types_in_corpus'):.1f} / "
+              f"{mean('large_types'):.1f} |")
 
 
 if __name__ == "__main__":
