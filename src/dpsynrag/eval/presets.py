@@ -185,14 +185,18 @@ PRESETS: dict[str, EvalPreset] = {
 # skeleton free, T = 32 drawn tokens for the slots, symptoms capped at 16): on questions 0-99 seeds 0/1/2 answered
 # 26/21/24% against 19/21/17% at T = 64 without, and on held-out questions 100-199 18/15/17% against 19/19/16%
 # (RAG 35% and 28%; benchmarks/results/bench_utility_heldout.md). A cap of 22 looked better on 0-99 (21/24/22%)
-# and answered 10/12/13% on 100-199.
+# and answered 10/12/13% on 100-199. Since issue 41 the demo's texts come from the DP phrase release
+# (synthesis "phrases", m = 8 phrases of 4 words per member; benchmarks/results/bench_phrases.md): seeds 0/1/2
+# answered 31/26/26% on questions 0-99 (m chosen there) and 29/32/31% on held-out questions 100-199, against
+# 23.7% and 16.7% with the slot-template prediction above; its build takes 110-154 s instead of about 480 s.
+# The decoding fields below are those of --synthesis prediction (kept: `--synrag synthesis=prediction` runs it).
 PRESETS["demo"] = dataclasses.replace(
     PRESETS["cpu"], name="demo", documents=2000, attacks=2, seed=None,
     synrag=_frozen(dict(
         K=1, R=48, L=1, k=40, T=32, extractor="rarity", open_vocabulary=True, max_document_tokens=96,
         decoding="public-prior", public_weight=0.25, fluency_threshold=-8.0, self_filter=False,
         redact_identifiers=True, threshold_excess_weight=0.25, index_copy_size=10, prediction_checkpoints=2,
-        trim_partial_ending=True, task_response_template=True,
+        trim_partial_ending=True, task_response_template=True, synthesis="phrases",
     )),
     methods=("non-rag", "rag", "dp-synrag"),
 )
