@@ -116,13 +116,14 @@ def residual(folder: str | Path, redact: Callable[[dict], str]) -> dict:
 
 
 def library_redactor(folder: str | Path, identifier_fields: Iterable[str] | None = None, *,
-                     redact_pii: bool = False) -> Callable[[dict], str]:
+                     redact_pii: bool = False, allow_public: bool = False) -> Callable[[dict], str]:
     """The library's redaction of a generated folder, as ``redact(record) -> str`` for :func:`residual`.
 
     The records are read as ``dpsynrag build`` reads them (:func:`dpsynrag.data.load_documents`, id field
     ``id``) and redacted by :class:`dpsynrag.data.redaction.RedactedDocuments`: with ``redact_pii``, first
     :class:`dpsynrag.data.pii.PIIRedactor`, then each record's own ``identifier_fields`` values (None: the
-    fields of the folder's ``public.json``; empty: none).
+    fields of the folder's ``public.json``; empty: none). ``allow_public``: the automatic pass keeps the
+    folder's public strings (``public.json``'s ``strings`` as ``--pii-allow``), as a user would declare them.
 
     Raises:
         dpsynrag.errors.ConfigError: ``redact_pii`` without presidio installed.
@@ -139,7 +140,8 @@ def library_redactor(folder: str | Path, identifier_fields: Iterable[str] | None
     if redact_pii:
         from dpsynrag.data.pii import PIIRedactor
 
-        pii = PIIRedactor()
+        allow = json.loads((folder / "public.json").read_text(encoding="utf-8"))["strings"] if allow_public else ()
+        pii = PIIRedactor(allow=allow)
     documents = load_documents(folder / "records.jsonl", id_field="id", identifier_fields=fields)
     texts = {d.id: d.text for d in RedactedDocuments(documents, identifiers=bool(fields), pii=pii)}
     return lambda record: texts[str(record["id"])]
@@ -160,12 +162,15 @@ def main(argv: list[str] | None = None) -> None:
                         help="a record field whose values are redacted (repeat; default: public.json's)")
     parser.add_argument("--no-identifiers", action="store_true", help="redact no identifier field")
     parser.add_argument("--redact-pii", action="store_true", help="also the library's automatic PII pass (presidio)")
+    parser.add_argument("--allow-public", action="store_true",
+                        help="with --redact-pii: the folder's public strings (public.json) as the allow-list (--pii-allow)")
     parser.add_argument("--json", help="write the results (a list, one per folder, and the total) here")
     args = parser.parse_args(argv)
     fields = [] if args.no_identifiers else args.fields
     results = []
     for folder in args.folders:
-        results.append(residual(folder, library_redactor(folder, fields, redact_pii=args.redact_pii)))
+        results.append(residual(folder, library_redactor(folder, fields, redact_pii=args.redact_pii,
+                                                         allow_public=args.allow_public)))
         print(_line(results[-1]))
     total = {"records": sum(r["records"] for r in results),
              "records_with_pii": sum(r["records_with_pii"] for r in results),
@@ -175,6 +180,7 @@ def main(argv: list[str] | None = None) -> None:
           f"public strings lost in {total['records_losing_public']} records")
     if args.json:
         Path(args.json).write_text(json.dumps({"identifier_fields": fields, "redact_pii": args.redact_pii,
+                                               "allow_public": args.allow_public,
                                                "folders": results, "total": total}, indent=1) + "\n",
                                    encoding="utf-8")
 
