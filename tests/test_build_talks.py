@@ -90,6 +90,23 @@ def test_a_cli_build_shows_its_stages_one_prediction_bar_and_owner_facts(tmp_pat
                                       "max_chars": 9 * MAX_CHARS_PER_TOKEN, "documents_cut": 1}
     log = (tmp_path / "c" / "build.log").read_text()
     assert "stage 1 of" not in log and "done in" not in log and "24" not in log.split("calibrated:")[-1]
+    assert "self-filter kept " in log  # the filter that ran, by its name
+
+
+def test_the_log_names_the_filter_that_ran(tmp_path, tiny_lm):
+    """The trial's finding: build.log said "self-filter kept 1 of 6 texts" when the self-filter was off and the
+    fluency filter dropped them."""
+    from dpsynrag.pipeline.build import build_corpus
+    from dpsynrag.pipeline.config import BuildConfig
+
+    common = dict(epsilon=10.0, delta=1e-3, K=3, R=4, L=2, k=5, T=6, extractor="rarity", self_filter=False, seed=3,
+                  vocabulary_size=2000)
+    for fluency, name in ((-50.0, "fluency filter kept "), (None, "empty-text filter kept ")):
+        out = tmp_path / str(fluency)
+        build_corpus(DOCS, out, BuildConfig(**common, fluency_threshold=fluency), lm=tiny_lm, embedder=HashEmbedder(),
+                     progress=False)
+        log = (out / "build.log").read_text()
+        assert name in log and "self-filter kept" not in log
 
 
 def test_progress_false_is_silent(tmp_path, capfd, tiny_lm):

@@ -325,6 +325,8 @@ def test_answer_cache_resumes_drops_torn_lines_and_resets_on_a_new_identity(tmp_
     assert all(json.loads(line) for line in path.read_text().splitlines())
     other = AnswerCache(path, {"method": "rag", "top_k": 10})
     assert other.get("q:1", "question one") is None
+    # owner-only: RAG's answers come from the private documents (the trial found them 0644)
+    assert path.stat().st_mode & 0o777 == 0o600 and path.parent.stat().st_mode & 0o777 == 0o700
 
 
 # ------------------------------------------------------------------------------------------ report

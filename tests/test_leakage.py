@@ -76,6 +76,10 @@ def test_pii_patterns_of_people_not_in_the_file(checker):
     assert pii_matches("The fee is 1000000.00 or 2022-01-01 23:59.") == []  # an amount, a date: no phone
     assert pii_matches("call 123-456-7890 or 0000 000 000 or 9876543210") == []  # placeholders
     assert pii_matches("call 212.555.5551") == [("phone", "212.555.5551")]
+    # a decimal's digits are no card (the trial's false positive: a 135M answer "1.00000000000000")
+    assert pii_matches("The answer to this question is: 1.00000000000000") == []
+    assert pii_matches("rate 0,4111111111111111 and 4111111111111111.5") == []
+    assert pii_matches("card 4111111111111111.") == [("card", "4111111111111111")]  # a full stop ends it
 
 
 def test_third_persons_names_and_addresses_of_the_private_documents(checker):

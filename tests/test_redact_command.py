@@ -91,6 +91,7 @@ def test_allow_file_and_entities(data, tmp_path):
         (["--identifier-placeholder", "<X>"], "--identifier-placeholder needs --identifier-field"),
         (["--redact-pii", "--pii-model", "no-such-pipeline"], "not an installed spaCy pipeline"),
         (["--identifier-field", "name", "--preview", "-1"], "--preview"),
+        (["--redact-pii", "--pii-allow", ""], "--pii-allow is empty (an unset shell variable?)"),
     ],
 )
 def test_refusals_name_the_flag(data, args, message):

@@ -41,12 +41,16 @@ def redaction_fields(values: dict[str, Any]) -> dict[str, Any]:
 
     Raises:
         ConfigError: ``--identifier-placeholder`` without a pass; a ``--pii-*`` option without
-            ``--redact-pii``; an unreadable ``--pii-allow-file``.
+            ``--redact-pii``; an empty ``--pii-allow`` (an unset shell variable: it would allow nothing); an
+            unreadable ``--pii-allow-file``.
     """
     identifier_fields = tuple(values["identifier_field"] or ())
     if values["identifier_placeholder"] is not None and not (identifier_fields or values["redact_pii"]):
         raise ConfigError("--identifier-placeholder needs --identifier-field (the fields to redact) or --redact-pii.")
     allow = list(values["pii_allow"] or ())
+    if any(not a.strip() for a in allow):
+        raise ConfigError("--pii-allow is empty (an unset shell variable?): it would keep nothing. Give the public "
+                          "string (the company's name, its support number), or leave the option out.")
     if values["pii_allow_file"] is not None:
         try:
             lines = values["pii_allow_file"].read_text(encoding="utf-8").splitlines()

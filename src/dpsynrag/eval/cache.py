@@ -41,6 +41,9 @@ class AnswerCache:
     line of the same question replaces an earlier one.
 
     A header that differs from ``identity`` (or a torn last line) discards the file's content.
+
+    Owner-only (folder 0700, file 0600): a baseline's answers come from the private documents (RAG over the
+    raw file, DP-RAG before its release), so every answer file is kept as the private data is.
     """
 
     def __init__(self, path: Path, identity: dict[str, Any]):
@@ -69,15 +72,18 @@ class AnswerCache:
                 if self.meta_path.exists():
                     self.meta_path.unlink()
         if not path.is_file():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps({"identity": self.identity}, ensure_ascii=False) + "\n", encoding="utf-8")
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path.parent.chmod(0o700)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(json.dumps({"identity": self.identity}, ensure_ascii=False) + "\n")
         else:
             # rewrite cleanly (drops a torn line)
             self._rewrite()
 
     def _rewrite(self) -> None:
         tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
-        with open(tmp, "w", encoding="utf-8") as f:
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
             f.write(json.dumps({"identity": self.identity}, ensure_ascii=False) + "\n")
             for (qid, qh), text in self.answers.items():
                 f.write(json.dumps(self._record(qid, qh, text), ensure_ascii=False) + "\n")

@@ -81,11 +81,11 @@ _WORD = re.compile(r"[^\W_]+")
 _PII = {
     "iban": re.compile(r"(?<![^\W_])[A-Z]{2}[0-9]{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,3})?(?![^\W_])"),
     "email": re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w])"),
-    "card": re.compile(r"(?<![\w+])[0-9](?:[ -]?[0-9]){12,18}(?![\w])"),
+    "card": re.compile(r"(?<![\w+])(?<![0-9][.,])[0-9](?:[ -]?[0-9]){12,18}(?![\w])(?![.,][0-9])"),  # not a decimal's part
     "phone": re.compile(r"(?<![\w+])(?:\+|00)?\(?[0-9]{1,5}\)?(?:[ .-]?\(?[0-9]{1,5}\)?){1,6}(?![\w])"),
 }
 _PHONE_DIGITS = (9, 15)
-_AMOUNT = re.compile(r"[0-9]+[.,][0-9]{1,2}")
+_AMOUNT = re.compile(r"[0-9]+[.,][0-9]+")  # one decimal separator: an amount or a decimal, not a phone number
 _COUNTING = "0123456789" * 3  # "1234567890", "123-456-7890": a model's placeholder, no one's number
 _DATE = re.compile(r"(?:19|20)[0-9]{2}[-./][0-9]{1,2}[-./][0-9]{1,2}|[0-9]{1,2}[-./][0-9]{1,2}[-./](?:19|20)[0-9]{2}")
 _DIGIT_RUN = re.compile(rf"[0-9]{{{CODE_DIGITS},}}")
@@ -149,7 +149,7 @@ def pii_matches(text: str) -> list[tuple[str, str]]:
             span, digits = m.group(0), _digits(m.group(0))
             if kind == "iban" and (len(digits) < 6 or len(_stream(span)[0]) < 15):
                 continue
-            if kind == "card" and not _luhn(digits):
+            if kind == "card" and (not _luhn(digits) or len(set(digits)) == 1):  # 0000000000000: no one's card
                 continue
             if kind == "phone" and (not (_PHONE_DIGITS[0] <= len(digits) <= _PHONE_DIGITS[1]) or _DATE.search(span)
                                     or _AMOUNT.fullmatch(span) or _placeholder(digits)):

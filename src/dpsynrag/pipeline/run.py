@@ -437,7 +437,7 @@ class BuildRun:
                 kept = [k and bool(f >= threshold) for k, f in zip(kept, fluency)]
         if stage is not None:
             self.display.end(f"{sum(kept)} of {len(kept)} texts kept")
-        log.info("self-filter kept %d of %d texts", sum(kept), len(kept))
+        log.info("%s kept %d of %d texts", stage or "empty-text filter", sum(kept), len(kept))  # the filter that ran
         empty = content_warning(sum(kept), len(kept))
         if empty:
             log.warning(empty)
