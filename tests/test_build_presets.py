@@ -353,8 +353,9 @@ def _readme_commands(section: str = "## Your own data") -> list[list[str]]:
 
 @pytest.mark.slow
 def test_the_readmes_own_data_cpu_commands_plan_then_build_a_corpus(tmp_path, offline_lm, offline_embedder, monkeypatch):
-    """The README's laptop commands as written (the offline models), on 60 generated tickets, seeded; the
-    dry run writes nothing, the build writes a corpus whose texts name no customer."""
+    """The README's laptop commands as written (the offline models) on 200 generated tickets, seeded: the
+    redaction preview names no customer, the dry run writes nothing, the build writes a corpus whose texts name
+    no customer."""
     from tickets import write_tickets
 
     from dpsynrag.corpus import SyntheticCorpus
@@ -362,26 +363,29 @@ def test_the_readmes_own_data_cpu_commands_plan_then_build_a_corpus(tmp_path, of
 
     monkeypatch.setattr(LanguageModel, "load", classmethod(lambda cls, *a, **k: offline_lm))  # loaded once per session
     monkeypatch.setattr(Embedder, "load", classmethod(lambda cls, *a, **k: offline_embedder))
-    data = write_tickets(tmp_path / "tickets.jsonl", n=60, seed=0)
+    data = write_tickets(tmp_path / "tickets.jsonl", n=200, seed=0)  # own-cpu (K = 5) releases no topic from 60
     out = tmp_path / "runs" / "tickets"
-    dry_run, build, query = _readme_commands()
-    assert "--dry-run" in dry_run and "--preset" in build and build[build.index("--preset") + 1] == "cpu"
-    assert dry_run == [*build, "--dry-run"] and query[0] == "query"
+    redact, dry_run, build, query = _readme_commands()
+    assert "--dry-run" in dry_run and "--preset" in build and build[build.index("--preset") + 1] == "own-cpu"
+    assert dry_run == [*build, "--dry-run"] and query[0] == "query" and redact[0] == "redact"
+    result = runner.invoke(app, [str(data) if a == "tickets.jsonl" else a for a in redact])
+    assert result.exit_code == 0, result.output
+    names = {json.loads(line)["customer_name"] for line in data.read_text().splitlines()}
+    assert "PERSON" in result.output and not [n for n in names if n in result.output]  # the preview is redacted
 
     def ours(args):
         args = [str(data) if a == "tickets.jsonl" else str(out) if a == "runs/tickets" else a for a in args]
-        args[args.index("--expected-documents") + 1] = "60"
+        args[args.index("--expected-documents") + 1] = "200"
         return [*args, "--seed", "0", "--ledger", str(tmp_path / "ledger")]
 
     result = runner.invoke(app, ours(dry_run))
     assert result.exit_code == 0, result.output
-    assert "Work for 60 documents" in _out(result) and not out.exists() and not (tmp_path / "ledger").exists()
+    assert "Work for 200 documents" in _out(result) and not out.exists() and not (tmp_path / "ledger").exists()
     result = runner.invoke(app, ours(build))
     assert result.exit_code == 0, result.output
-    assert "preset cpu (--preset)" in _out(result) and "built" in _out(result)
+    assert "preset own-cpu (--preset)" in _out(result) and "built" in _out(result)
     corpus = SyntheticCorpus.load(out)
     assert corpus.manifest["num_texts"] >= 1 and corpus.manifest["config"]["R"] == 48
-    names = {json.loads(line)["customer_name"] for line in data.read_text().splitlines()}
     texts = " ".join(r["text"] for r in corpus.records)
     assert not [n for n in names if " " in n and n in texts]  # redacted before any model read them
     result = runner.invoke(app, [str(out) if a == "runs/tickets" else a for a in query])
