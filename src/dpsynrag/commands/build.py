@@ -17,7 +17,7 @@ from rich.table import Table
 
 from dpsynrag.commands.common import console, fail, print_privacy, seed_warning, warn_content
 from dpsynrag.commands.ledger import LEDGER_HELP, LIFETIME_HELP, open_ledger, rerelease_guard, summary_line
-from dpsynrag.commands.redact import redaction_fields, redaction_params
+from dpsynrag.commands.redact import redaction_fields, redaction_params, task_folder_documents
 from dpsynrag.commands.options import (
     RegistryCommand,
     choose_method,
@@ -324,16 +324,7 @@ class BuildCommand(RegistryCommand):
             configure_threads(values["threads"])
             documents = values["input"]
             if documents.is_dir():
-                if not values["task"]:
-                    raise ConfigError("INPUT is a folder: pass --task to say how to read it, or give a file.")
-                from dpsynrag.tasks import get_task
-
-                task = get_task(values["task"])
-                others = [f for f in identifier_fields if f not in task.identifier_fields]
-                if others:
-                    raise ConfigError(f"--identifier-field {others[0]}: a task's data folder is read with the task's "
-                                      f"identifier fields ({', '.join(task.identifier_fields) or 'none'}).")
-                documents = task.load_database(documents)
+                documents = task_folder_documents(documents, values["task"], identifier_fields)
             seed_warning(values["seed"])
             from dpsynrag.privacy.sources import Source
 

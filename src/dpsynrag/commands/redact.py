@@ -69,21 +69,30 @@ def redaction_fields(values: dict[str, Any]) -> dict[str, Any]:
             "identifier_placeholder": values["identifier_placeholder"]}
 
 
+def task_folder_documents(path: Path, task_name: str | None, identifier_fields: tuple[str, ...]):
+    """The documents of a task's data folder INPUT (``build``, ``redact``), as the task reads them.
+
+    Raises:
+        ConfigError: no ``--task``, or an ``--identifier-field`` the task does not read."""
+    if not task_name:
+        raise ConfigError("INPUT is a folder: pass --task to say how to read it, or give a file.")
+    from dpsynrag.tasks import get_task
+
+    task = get_task(task_name)
+    others = [f for f in identifier_fields if f not in task.identifier_fields]
+    if others:
+        raise ConfigError(f"--identifier-field {others[0]}: a task's data folder is read with the task's "
+                          f"identifier fields ({', '.join(task.identifier_fields) or 'none'}).")
+    return task.load_database(path)
+
+
 def _documents(values: dict[str, Any], identifier_fields: tuple[str, ...], max_chars: int):
     """The input as a build reads it: a file in a stream, or a task's data folder with ``--task``."""
     path: Path = values["input"]
     if path.is_dir():
-        if not values["task"]:
-            raise ConfigError("INPUT is a folder: pass --task to say how to read it, or give a file.")
         from dpsynrag.data.io import as_documents
-        from dpsynrag.tasks import get_task
 
-        task = get_task(values["task"])
-        others = [f for f in identifier_fields if f not in task.identifier_fields]
-        if others:
-            raise ConfigError(f"--identifier-field {others[0]}: a task's data folder is read with the task's "
-                              f"identifier fields ({', '.join(task.identifier_fields) or 'none'}).")
-        return as_documents(task.load_database(path), max_chars=max_chars)
+        return as_documents(task_folder_documents(path, values["task"], identifier_fields), max_chars=max_chars)
     from dpsynrag.data.streaming import open_documents
 
     return open_documents(path, text_field=values["text_field"], id_field=values["id_field"],
