@@ -14,7 +14,7 @@ import pytest
 from fakes import HashEmbedder
 from scipy.stats import binom
 
-import dpsynrag.pipeline.build as build_module
+import dpsynrag.pipeline.phrase_synthesis as synthesis_module
 from dpsynrag.data.io import Document
 from dpsynrag.errors import ConfigError, InfeasibleBudgetError
 from dpsynrag.pipeline.build import build_corpus
@@ -239,13 +239,13 @@ def test_one_member_row_per_person_gives_the_phrase_sets(tmp_path, tiny_lm, monk
     """Per person: each cluster's phrase sets come from one member row per person (its one document), so the
     m cap (and √m) holds per person although persons have 3 documents each."""
     calls = []
-    real = build_module.document_phrases
+    real = synthesis_module.document_phrases
 
     def spy(text, **kw):
         calls.append((kw["keyword"], text))
         return real(text, **kw)
 
-    monkeypatch.setattr(build_module, "document_phrases", spy)
+    monkeypatch.setattr(synthesis_module, "document_phrases", spy)
     texts = _docs(90)
     docs = [Document(id=str(i), text=t, unit=f"p{i % 30}") for i, t in enumerate(texts)]
     unit_of = {t: d.unit for t, d in zip(texts, docs)}
@@ -275,7 +275,7 @@ def broken_phrase_release(monkeypatch):
     """The control: the phrase release with its threshold removed (every observed phrase released with its noisy
     count), while the accountant is charged as usual and the report still claims the configured ε. Injected
     here, never a switch of the shipped code. Returns the list of its calls."""
-    real = build_module.release_phrases
+    real = synthesis_module.release_phrases
     calls = []
 
     def broken(phrase_sets, **kwargs):
@@ -283,7 +283,7 @@ def broken_phrase_release(monkeypatch):
         calls.append(1)
         return {p: 1 for s in phrase_sets for p in list(s)[:kwargs["max_phrases"]]}
 
-    monkeypatch.setattr(build_module, "release_phrases", broken)
+    monkeypatch.setattr(synthesis_module, "release_phrases", broken)
     return calls
 
 
@@ -341,3 +341,112 @@ def test_work_plan_counts_no_prediction_for_phrases():
     assert prediction.member_token_evaluations == 1920 * 70 and prediction.prediction_prefills == 1920
     assert (phrases.member_token_evaluations, phrases.prediction_prefills, phrases.decode_forwards) == (0, 0, 0)
     assert phrases.embeddings == prediction.embeddings == 2048 and phrases.filter_forwards == 48
+
+
+# ------------------------------------------------------------------ one release over the whole collection
+
+
+@pytest.mark.parametrize("L, outlier_removal", [(1, False), (3, True), (5, False)])
+def test_collection_scope_takes_the_L_generation_shares_in_one_release(L, outlier_removal):
+    """phrase_scope="collection": σ_p = sqrt(m/(2·L·ρ_gen)), τ_p the least integer with m·P[Z >= τ_p] <= the
+    whole δ share (not δ/L), and the plan's ρ is the same total as L per-cluster releases (≤ the target)."""
+    fields = dict(epsilon=10.0, delta=1e-3, K=5, L=L, phrase_max=8, phrase_delta=2.5e-4, open_vocabulary_delta=1e-4)
+    from dpsynrag.privacy.budget_split import make_split
+
+    split = make_split("paper", L=L, outlier_removal=outlier_removal)
+    per_cluster = calibrate(**fields, split=split)
+    pooled = calibrate(**fields, split=split, phrase_scope="collection")
+    assert pooled.phrase_sigma == pytest.approx(per_cluster.phrase_sigma / math.sqrt(L), rel=1e-9)
+    tau = int(pooled.phrase_threshold)
+    assert tau == pooled.phrase_threshold
+    assert 8 * discrete_gaussian_tail(pooled.phrase_sigma, tau) <= 2.5e-4
+    assert 8 * discrete_gaussian_tail(pooled.phrase_sigma, tau - 1) > 2.5e-4
+    for cal in (per_cluster, pooled):
+        plan = cal.plan(num_clusters=L)
+        assert plan.rho == pytest.approx(cal.rho_total, rel=1e-8)
+        assert epsilon_from_rho(plan.rho, 1e-3 - plan.delta) <= 10.0
+    plan = pooled.plan(num_clusters=48)
+    assert [e.name for e in plan.events] == ["keyword histogram (open vocabulary)", "clusters", "phrase release"]
+    assert "phrase release" not in [e.name for e in plan.events[1].branch.events]
+    assert plan.events[2].rho == pytest.approx(8 / (2 * pooled.phrase_sigma ** 2))
+    assert pooled.delta_terms == pytest.approx(1e-4 + plan.events[2].delta)
+    with pytest.raises(ConfigError, match="phrase_scope"):
+        calibrate(**fields, phrase_scope="cluster-ish")
+    with pytest.raises(ValueError, match="phrase_scope"):
+        BuildConfig(epsilon=10.0, delta=1e-3, phrase_scope="collection")
+
+
+def test_collection_texts_give_spans_to_the_least_counted_keyword_and_keep_the_rest():
+    from dpsynrag.pipeline.phrases import collection_texts
+
+    released = {"the card arrives in": 30, "card arrives in 5": 28, "arrives in 5 days": 25,  # one span
+                "cash limit is £500": 20, "we add 2.75% abroad": 12, "card and cash limit": 9}
+    keywords = [("card", 90.0), ("cash", 40.0), ("loan", 5.0)]
+    texts = collection_texts(released, keywords, n=4)
+    assert texts == [
+        (0, "The card arrives in 5 days.", 90.0),
+        (1, "Cash limit is £500. Card and cash limit.", 40.0),  # "card and cash limit" holds both: cash (40 < 90)
+        (2, "", 5.0),
+        (None, "We add 2.75% abroad.", 12),
+    ]
+
+
+COLLECTION = {**BUILD, "phrase_scope": "collection", "R": 6}
+
+
+def test_collection_build_releases_shared_phrases_and_reports_one_release(tmp_path, tiny_lm):
+    corpus = build_corpus(_docs(), tmp_path / "c", BuildConfig(**COLLECTION), lm=tiny_lm, embedder=HashEmbedder())
+    texts = [r["text"] for r in corpus.records]
+    assert any("replacement card arrives in 5" in t for t in texts)
+    assert not any("street" in t.lower() or "q1x" in t for t in texts)
+    privacy = corpus.manifest["privacy"]
+    plan = BuildConfig(**COLLECTION).plan()
+    assert privacy["rho_total"] == plan.rho and privacy["delta_terms"] == plan.delta
+    assert [m["name"] for m in privacy["mechanisms"]][-1] == "phrase release"
+    assert privacy["mechanisms"][-1]["l2_sensitivity"] == math.sqrt(8)
+    assert corpus.manifest["decoding"]["phrase_scope"] == "collection"
+
+
+def test_collection_release_counts_each_person_once(tmp_path, tiny_lm, monkeypatch):
+    """Per person: the collection's release gets one set of at most m phrases per person (30 persons of 3
+    documents each), whatever the number of their documents."""
+    seen = []
+    real = synthesis_module.release_phrases
+
+    def spy(phrase_sets, **kw):
+        seen.append([tuple(s) for s in phrase_sets])
+        return real(phrase_sets, **kw)
+
+    monkeypatch.setattr(synthesis_module, "release_phrases", spy)
+    texts = _docs(90)
+    docs = [Document(id=str(i), text=t, unit=f"p{i % 30}") for i, t in enumerate(texts)]
+    build_corpus(docs, tmp_path / "p", BuildConfig(**COLLECTION, privacy_unit_field="person"), lm=tiny_lm,
+                 embedder=HashEmbedder())
+    (sets,) = seen
+    assert len(sets) == 30 and all(0 < len(s) <= 8 == COLLECTION["phrase_max"] for s in sets)
+
+
+def test_audit_catches_the_collection_release_without_threshold(tmp_path, tiny_lm, broken_phrase_release):
+    """The broken control with ``phrase_scope="collection"``: with the threshold removed, included canaries'
+    secrets come out and the one-run bound exceeds the claim ε = 1."""
+    from dpsynrag.audit import run_audit
+
+    config = BuildConfig(epsilon=1.0, delta=1e-3, split="fractions", phrase_scope="collection", **AUDIT_PHRASES)
+    result = run_audit(_audit_documents(400), tmp_path / "a", config, canaries=40, seed=1, lm=tiny_lm,
+                       embedder=HashEmbedder())
+    assert broken_phrase_release
+    included = [d for d in result.details if d["included"]]
+    assert not any(d["exact"] for d in result.details if not d["included"])
+    assert result.guesses == 20 and result.correct == 19
+    assert len(included) == 20 and sum(d["exact"] >= 1 for d in included) == 17  # secrets of one document, out
+    assert result.refuted and result.epsilon_lower_bound > 1.0
+
+
+def test_audit_passes_the_honest_collection_release(tmp_path, tiny_lm):
+    """The same design on the honest collection release at ε = 10: no secret comes out, the claim stands."""
+    from dpsynrag.audit import run_audit
+
+    config = BuildConfig(epsilon=10.0, delta=1e-3, phrase_scope="collection", **AUDIT_PHRASES)
+    result = run_audit(_audit_documents(), tmp_path / "a", config, canaries=40, seed=1, lm=tiny_lm,
+                       embedder=HashEmbedder())
+    assert all(d["exact"] == 0 for d in result.details) and not result.refuted

@@ -70,7 +70,7 @@ from dpsynrag.pipeline.prompts import (
     strip_echoed_label,
     trim_partial_ending,
 )
-from dpsynrag.pipeline.phrases import document_phrases, phrase_text
+from dpsynrag.pipeline.phrase_synthesis import collection_phrase_synthesis, phrase_synthesis
 from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.pipeline.units import PrivacyUnits
 from dpsynrag.privacy.mechanisms import (
@@ -79,7 +79,6 @@ from dpsynrag.privacy.mechanisms import (
     gaussian_sparse_histogram,
     noisy_unit_vector_sum,
 )
-from dpsynrag.privacy.phrase_release import release_phrases
 
 log = logging.getLogger("dpsynrag.build")
 
@@ -299,7 +298,15 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     log.info("stage 1c: outlier removal done")
 
     t = time.time()
-    if config.synthesis == "phrases":
+    if config.synthesis == "phrases" and config.phrase_scope == "collection":
+        produced = collection_phrase_synthesis(run, texts, kept_members, keywords, accountant, noise, persons)
+        synthetic = [y for _, y, _ in produced]
+        labels = [(None if r is None else W[r], c) for r, _, c in produced]  # released values only
+        unit_of = [(r, 0) for r, _, _ in produced]
+        decoding, template = {"decoding": "phrase release", "phrase_n": config.phrase_n, "phrase_max": config.phrase_max,
+                              "phrase_scope": "collection"}, None
+        timings["phrase_release_s"] = time.time() - t
+    elif config.synthesis == "phrases":
         synthetic = phrase_synthesis(run, texts, kept_members, W, branches, noise)
         unit_of = [(r, 0) for r in range(len(kept_members))]  # public: cluster indices only
         decoding, template = {"decoding": "phrase release", "phrase_n": config.phrase_n, "phrase_max": config.phrase_max}, None
@@ -308,20 +315,21 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         synthetic, unit_of, decoding, template = private_prediction(run, checkpoint, texts, kept_members, W, keywords,
                                                                     branches, sampling, ray=ray)
         timings["private_prediction_s"] = time.time() - t
+    if not (config.synthesis == "phrases" and config.phrase_scope == "collection"):
+        labels = [keywords[r] for r, _ in unit_of]
     log.info("stage 2d: %d synthetic texts generated", len(synthetic))
     # private: never written to the corpus
     del kept_members, clusters, doc_keywords, counted, persons
 
     kept = run.filter(synthetic)
     records = []
-    for n, ((r, j), y, k) in enumerate(zip(unit_of, synthetic, kept)):
-        w, c = keywords[r]
+    for n, ((w, c), (_, j), y, k) in enumerate(zip(labels, unit_of, synthetic, kept)):
         record = {"id": n, "keyword": w, "noisy_count": c}
         if config.group_size is not None:
             record["group"] = j
         if config.index_copy_size is not None:
             record["copies"] = config.index_copies(c)  # released noisy count only: post-processing
-        records.append({**record, "text": f"{w}: {y}" if config.keyword_title else y, "kept": k})
+        records.append({**record, "text": f"{w}: {y}" if config.keyword_title and w else y, "kept": k})
     report = run.report(
         accountant,
         plan=run.plan,  # the guarantee: fixed before any data was read (R clusters, not len(W))
@@ -435,27 +443,3 @@ def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: Docume
         synthetic = [trim_partial_ending(y) for y in synthetic]
     unit_of = [(r, j) for r, j, _ in units]  # public: cluster and group indices only
     return synthetic, unit_of, decoding, template
-
-
-def phrase_synthesis(run: BuildRun, texts: DocumentTexts, kept_members: Sequence[Sequence[int]], W: Sequence[str],
-                     branches, noise) -> list[str]:
-    """Stage 2d with ``synthesis="phrases"`` (issue 41): per cluster r, each kept member row contributes
-    :func:`~dpsynrag.pipeline.phrases.document_phrases` of its own text (at most m, preferring the released
-    keyword W[r]); :func:`~dpsynrag.privacy.phrase_release.release_phrases` releases the shared ones, charged
-    to ``branches[r]`` (ρ_p = m/(2σ_p²), δ_p); the text is :func:`~dpsynrag.pipeline.phrases.phrase_text` of the
-    release (post-processing). Per person, a cluster holds one member row per person, so the m cap is per
-    person. Returns one text per cluster ("" when nothing passed the threshold)."""
-    config, cal, display = run.config, run.cal, run.display
-    placeholder = config.identifier_placeholder if config.redact_identifiers or config.redact_pii else None
-    text_of = dict(texts.rows(sorted({i for members in kept_members for i in members})))  # kept members only
-    display.start("phrase release", total=len(kept_members), unit="cluster")
-    synthetic = []
-    for r, members in enumerate(kept_members):
-        sets = [document_phrases(text_of[i], n=config.phrase_n, max_phrases=config.phrase_max, keyword=W[r],
-                                 language=config.language, placeholder=placeholder) for i in members]
-        released = release_phrases(sets, max_phrases=cal.phrase_max, sigma=cal.phrase_sigma,
-                                   threshold=cal.phrase_threshold, accountant=branches[r], random=noise)
-        synthetic.append(phrase_text(released, n=config.phrase_n, keyword=W[r]))
-        display.update()
-    display.end(f"{sum(bool(y) for y in synthetic)} of {len(synthetic)} clusters released phrases")
-    return synthetic

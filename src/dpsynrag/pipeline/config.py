@@ -10,7 +10,8 @@ from pydantic import Field, field_validator, model_validator
 
 from dpsynrag.pipeline.corpus_config import GenerationConfig
 from dpsynrag.pipeline.checkpoint import CHECKPOINTS_PER_STAGE
-from dpsynrag.privacy.calibration import DEFAULT_SVT_GRID, CalibratedBudget, calibrate, make_split
+from dpsynrag.privacy.budget_split import make_split
+from dpsynrag.privacy.calibration import DEFAULT_SVT_GRID, CalibratedBudget, calibrate
 from dpsynrag.privacy.events import ComposedEvent
 
 
@@ -144,6 +145,11 @@ class BuildConfig(GenerationConfig):
     passes the threshold are released and chained into the text; the generation budget pays σ_p
     (ρ_p = m/(2σ_p²) per cluster) and ``phrase_delta`` (default δ/4) is the δ share of all the releases. No
     token is drawn, so the decoding options do not apply; not with member groups or sparse-vector decoding.
+    ``phrase_scope`` "collection" pools the counts: one release over the whole collection (each document, or
+    person, contributes at most m phrases once, preferring its cluster's keyword), paid with the L clusters'
+    generation shares; the released spans then go to the cluster whose keyword they hold (the least counted
+    one), and a span holding none is a text of its own (post-processing). A type of record whose members the
+    keyword walk splits over several clusters still passes the threshold with all its members.
     """
 
     K: int = Field(10, ge=1)
@@ -192,6 +198,7 @@ class BuildConfig(GenerationConfig):
     phrase_max: int = Field(DEFAULT_PHRASE_MAX, ge=1)
     phrase_n: int = Field(DEFAULT_PHRASE_N, ge=1)
     phrase_delta: Optional[float] = Field(None, gt=0, lt=1)
+    phrase_scope: Literal["cluster", "collection"] = "cluster"
 
     @field_validator("language")
     @classmethod
@@ -302,9 +309,10 @@ class BuildConfig(GenerationConfig):
                                  "`svt_max_paid` and `group_size`.")
             if self.phrase_delta is not None and self.phrase_delta + (self.hist_delta or 0.0) >= self.delta:
                 raise ValueError(f"`phrase_delta` plus the open-vocabulary δ must be below `delta` ({self.delta}).")
-        elif (self.phrase_max, self.phrase_n, self.phrase_delta) != (DEFAULT_PHRASE_MAX, DEFAULT_PHRASE_N, None):
-            raise ValueError("`phrase_max`, `phrase_n` and `phrase_delta` are parameters of `synthesis` 'phrases': "
-                             "set that too.")
+        elif ((self.phrase_max, self.phrase_n, self.phrase_delta, self.phrase_scope)
+              != (DEFAULT_PHRASE_MAX, DEFAULT_PHRASE_N, None, "cluster")):
+            raise ValueError("`phrase_max`, `phrase_n`, `phrase_delta` and `phrase_scope` are parameters of "
+                             "`synthesis` 'phrases': set that too.")
         if self.decoding == "public-prior" and self.public_weight == 0:
             raise ValueError("`public_weight` of `decoding` 'public-prior' must be > 0 (use 'paper' for none).")
         return self
@@ -360,7 +368,8 @@ class BuildConfig(GenerationConfig):
         svt = {} if self.svt_max_paid is None else dict(
             svt_max_paid=self.svt_max_paid, svt_fraction=self.svt_fraction, svt_beta=self.svt_beta,
             svt_gap=self.svt_gap)
-        phrases = {} if self.synthesis != "phrases" else dict(phrase_max=self.phrase_max, phrase_delta=self.phrase_share)
+        phrases = {} if self.synthesis != "phrases" else dict(phrase_max=self.phrase_max, phrase_delta=self.phrase_share,
+                                                                   phrase_scope=self.phrase_scope)
         return calibrate(epsilon=self.epsilon, delta=self.delta, K=self.K, L=self.L_effective, T=self.T_effective,
                          temperature=self.temperature, split=split, conversion=self.conversion,
                          open_vocabulary_delta=self.hist_delta, **svt, **phrases)
@@ -426,7 +435,14 @@ class BuildConfig(GenerationConfig):
             notes.append(f"sparse-vector decoding: a text pays for at most {self.svt_max_paid} of its {self.T} tokens, "
                          "each after one AboveThreshold run (pure DP, charged as epsilon^2/2 zCDP); tokens that the "
                          "public prompt predicts and the members do not contest are free (post-processing)")
-        if self.synthesis == "phrases":
+        if self.synthesis == "phrases" and self.phrase_scope == "collection":
+            notes.append(f"phrase synthesis over the collection: each document (person) contributes at most "
+                         f"{self.phrase_max} distinct word {self.phrase_n}-grams of its own text once (a public "
+                         "per-document rule preferring its cluster's released keyword); one release of the phrases "
+                         "whose discrete Gaussian noisy count passes the threshold (L2 sensitivity "
+                         f"sqrt({self.phrase_max})), paid with the L clusters' generation shares; the released spans "
+                         "are given to the clusters whose keywords they hold (post-processing); no token is drawn")
+        elif self.synthesis == "phrases":
             notes.append(f"phrase synthesis: each kept member contributes at most {self.phrase_max} distinct word "
                          f"{self.phrase_n}-grams of its own text (a public per-document rule); each cluster releases "
                          "the phrases whose discrete Gaussian noisy count passes the threshold (L2 sensitivity "

@@ -28,7 +28,8 @@ longer spans, each span written as a sentence; the spans holding the cluster's r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import regex
@@ -153,6 +154,11 @@ def phrase_spans(released: Mapping[str, float], *, n: int) -> list[list[str]]:
     return spans
 
 
+def _sentence(span: Sequence[str]) -> str:
+    words = " ".join(span).rstrip(",")
+    return words[:1].upper() + words[1:] + "."
+
+
 def phrase_text(released: Mapping[str, float], *, n: int, keyword: str | None = None) -> str:
     """A cluster's synthetic text: its :func:`phrase_spans`, those holding ``keyword`` (the cluster's released
     keyword, any case; None: no preference) first, each written as a sentence (first letter upper case, a
@@ -161,8 +167,39 @@ def phrase_text(released: Mapping[str, float], *, n: int, keyword: str | None = 
     if keyword is not None:
         key = keyword.lower()
         spans.sort(key=lambda span: key not in {t.rstrip(",").lower() for t in span})  # stable: count order kept
-    sentences = []
-    for span in spans:
-        words = " ".join(span).rstrip(",")
-        sentences.append(words[:1].upper() + words[1:] + ".")
-    return " ".join(sentences)
+    return " ".join(_sentence(span) for span in spans)
+
+
+def span_count(span: Sequence[str], released: Mapping[str, float], *, n: int) -> float:
+    """The largest released noisy count among the phrases a span was chained from."""
+    size = min(n, len(span))
+    return max(released.get(" ".join(span[i:i + size]), -math.inf) for i in range(len(span) - size + 1))
+
+
+def collection_texts(released: Mapping[str, float], keywords: Sequence[tuple[str, float]], *,
+                     n: int) -> list[tuple[int | None, str, float]]:
+    """The texts of a phrase release over the whole collection (``phrase_scope="collection"``), a function of
+    the released phrases, their noisy counts and the released keywords only (post-processing).
+
+    Each span of :func:`phrase_spans` goes to the cluster r whose keyword ``keywords[r][0]`` it holds (any
+    case; the least noisy count ``keywords[r][1]`` first, as the keyword walk, then r); a span holding no
+    released keyword is a text of its own.
+
+    Returns:
+        One ``(r, text, count)`` per cluster, in cluster order (``text`` its spans as sentences in count order,
+        "" when none; ``count`` its keyword's noisy count), then one ``(None, sentence, count)`` per span holding no
+        keyword, ``count`` the largest noisy count of its phrases.
+    """
+    order = sorted(range(len(keywords)), key=lambda r: (keywords[r][1], r))
+    lowered = [keywords[r][0].lower() for r in range(len(keywords))]
+    assigned: list[list[list[str]]] = [[] for _ in keywords]
+    rest = []
+    for span in phrase_spans(released, n=n):
+        words = {t.rstrip(",").lower() for t in span}
+        r = next((r for r in order if lowered[r] in words), None)
+        if r is None:
+            rest.append((None, _sentence(span), span_count(span, released, n=n)))
+        else:
+            assigned[r].append(span)
+    texts = [(r, " ".join(_sentence(span) for span in spans), keywords[r][1]) for r, spans in enumerate(assigned)]
+    return texts + rest

@@ -31,16 +31,22 @@ sensitivity √m) instead of T private tokens; the same per-cluster budget gives
     σ_p = sqrt(m / (2 ρ_token_total)),   τ_p = min integer with m · P[Z >= τ_p] <= phrase_delta / L,
 
 so that ρ = K/(2σ_h²) + L · (ε_θ²/8 + 1/(2σ_μ²) + m/(2σ_p²)), δ terms = δ_ps + L · δ_p.
+With ``phrase_scope="collection"`` one release over the whole collection replaces the per-cluster ones (each
+unit contributes at most m phrases once, whatever its clusters): it takes the L per-cluster generation shares,
+
+    σ_p = sqrt(m / (2 L ρ_token_total)),   τ_p = min integer with m · P[Z >= τ_p] <= phrase_delta,
+
+so that ρ = K/(2σ_h²) + L · (ε_θ²/8 + 1/(2σ_μ²)) + m/(2σ_p²), δ terms = δ_ps + δ_p: the same total.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Literal
 
 from dpsynrag.checks import check_int
 from dpsynrag.errors import ConfigError, InfeasibleBudgetError
+from dpsynrag.privacy.budget_split import BudgetSplit, _num
 from dpsynrag.privacy.conversions import CONVERSIONS, Conversion, epsilon_from_rho, rho_from_epsilon
 from dpsynrag.privacy.events import (
     ComposedEvent,
@@ -68,98 +74,6 @@ SVT_EPSILON_RATIO = 2.0 ** (2.0 / 3.0)
 """ε2/ε1 of each AboveThreshold run: Lyu, Su & Li 2017, §4.2, the allocation 1 : (2c)^(2/3) with c = 1."""
 
 
-def _num(name: str, value: float, *, minimum: float = 0.0, strict: bool = True) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or math.isinf(value):
-        raise ConfigError(f"`{name}` must be a finite number. Found {value!r}.")
-    if (strict and value <= minimum) or (not strict and value < minimum):
-        rule = ">" if strict else ">="
-        raise ConfigError(f"`{name}` must be {rule} {minimum}. Found {value!r}.")
-    return float(value)
-
-
-@dataclass(frozen=True)
-class BudgetSplit:
-    """How the budget is shared between the mechanisms; generation gets the rest.
-
-    kind="absolute" (the paper's Table 6): ``hist`` is ρ_hist (nats), ``theta`` is ε_θ, ``embed`` is
-    ρ_embed = 1/(2σ_μ²) per cluster.
-
-    kind="fraction": shares of the total ρ: ρ_hist = hist·ρ; the L threshold mechanisms together
-    cost theta·ρ (ε_θ = sqrt(8·theta·ρ/L)); the L embedding sums together cost embed·ρ. The
-    fractions of the paper's split at ε = 10 are ``BudgetSplit.paper_fractions()``.
-
-    ``theta = embed = 0`` disables outlier removal (S_r = C_r; an ablation).
-    """
-
-    kind: Literal["absolute", "fraction"] = "absolute"
-    hist: float = 0.1
-    theta: float = 0.4
-    embed: float = 0.009
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("absolute", "fraction"):
-            raise ConfigError(f"`kind` must be 'absolute' or 'fraction'. Found {self.kind!r}.")
-        _num("hist", self.hist)
-        _num("theta", self.theta, strict=False)
-        _num("embed", self.embed, strict=False)
-        if (self.theta == 0) != (self.embed == 0):
-            raise ConfigError(
-                "`theta` and `embed` must both be > 0 (outlier removal on) or both be 0 (off). "
-                f"Found theta={self.theta!r}, embed={self.embed!r}."
-            )
-        if self.kind == "fraction" and self.hist + self.theta + self.embed >= 1:
-            raise ConfigError(
-                "fractions `hist + theta + embed` must be < 1 to leave budget for generation. "
-                f"Found {self.hist + self.theta + self.embed!r}."
-            )
-
-    @property
-    def outlier_removal(self) -> bool:
-        return self.theta > 0
-
-    @classmethod
-    def paper(cls) -> "BudgetSplit":
-        """The paper's constants: ρ_hist = 0.1, ε_θ = 0.4, 1/(2σ_μ²) = 0.009 (Table 6)."""
-        return cls("absolute", 0.1, 0.4, 0.009)
-
-    @classmethod
-    def paper_fractions(cls, *, L: int = 5) -> "BudgetSplit":
-        """The paper's split at ε = 10, δ = 1e-3 as fractions of ρ = 2.2012 (scales with ε)."""
-        rho = rho_from_epsilon(10.0, 1e-3)
-        return cls("fraction", 0.1 / rho, L * 0.4**2 / 8 / rho, L * 0.009 / rho)
-
-
-def make_split(
-    name: str,
-    *,
-    L: int,
-    hist: float | None = None,
-    theta: float | None = None,
-    embed: float | None = None,
-    outlier_removal: bool = True,
-) -> BudgetSplit:
-    """A named split ("paper": absolute constants; "fractions": the paper's shares of ρ, scaling with ε),
-    with optional overrides of its three shares; ``outlier_removal=False`` zeroes theta and embed.
-
-    Raises:
-        ConfigError: on an unknown name or bad overrides.
-    """
-    if name == "paper":
-        base = BudgetSplit.paper()
-    elif name == "fractions":
-        base = BudgetSplit.paper_fractions(L=L)
-    else:
-        raise ConfigError(f"`split` must be 'paper' or 'fractions'. Found {name!r}.")
-    if not outlier_removal:
-        return BudgetSplit(base.kind, base.hist if hist is None else hist, 0.0, 0.0)
-    return BudgetSplit(
-        base.kind,
-        base.hist if hist is None else hist,
-        base.theta if theta is None else theta,
-        base.embed if embed is None else embed,
-    )
-
-
 @dataclass(frozen=True)
 class CalibratedBudget:
     """The calibrated parameters of a DP-SynRAG build. All rho in zCDP nats.
@@ -184,6 +98,9 @@ class CalibratedBudget:
             prediction; ``clip`` and ``rho_token`` are then None, every other ``phrase_*`` field is set).
         phrase_sigma, phrase_threshold: σ_p (counts) and τ_p of the phrase release.
         phrase_delta: the δ share of all phrase releases (δ_p = its 1/L per cluster).
+        phrase_scope: "cluster" (one release per cluster, in the clusters' parallel composition) or
+            "collection" (one release over the whole collection, composed after the clusters); None without
+            phrases.
     """
 
     epsilon: float
@@ -214,6 +131,7 @@ class CalibratedBudget:
     phrase_sigma: float | None = None
     phrase_threshold: float | None = None
     phrase_delta: float | None = None
+    phrase_scope: str | None = None
 
     @property
     def sparse_vector(self) -> bool:
@@ -236,6 +154,11 @@ class CalibratedBudget:
         """Whether each cluster's text is a phrase release (not private prediction)."""
         return self.phrase_max is not None
 
+    @property
+    def collection_phrases(self) -> bool:
+        """Whether one phrase release over the whole collection replaces the per-cluster releases."""
+        return self.phrase_scope == "collection"
+
     def phrase_event(self) -> SparseDiscreteGaussianHistogramEvent:
         """One cluster's phrase release: a discrete Gaussian sparse histogram of its members' phrase sets,
         L2 sensitivity √m, ρ_p = m/(2σ_p²), δ_p = m · P[1 + Z > τ_p].
@@ -252,14 +175,16 @@ class CalibratedBudget:
     def delta_terms(self) -> float:
         """The δ terms the plan may spend: the open-vocabulary histogram's δ_ps plus L · δ_p of the phrase
         releases (an upper bound: the events' own δ at the chosen thresholds)."""
-        return self.delta_hist + (self.L * self.phrase_event().delta if self.phrases else 0.0)
+        if not self.phrases:
+            return self.delta_hist
+        return self.delta_hist + (1 if self.collection_phrases else self.L) * self.phrase_event().delta
 
     @property
     def rho_text(self) -> float:
         """The most one text may spend: T·ρ_token, C·(ε_svt²/2 + ρ_token) with sparse-vector decoding, or
-        m/(2σ_p²) with a phrase release."""
+        m/(2σ_p²) with a phrase release per cluster; 0 with one over the collection (not a cluster's)."""
         if self.phrases:
-            return self.phrase_event().rho
+            return 0.0 if self.collection_phrases else self.phrase_event().rho
         if self.sparse_vector:
             return self.svt_max_paid * (self.svt_event().rho + self.rho_token)
         return self.T * self.rho_token
@@ -313,6 +238,8 @@ class CalibratedBudget:
         if self.sigma_embed is not None and self.epsilon_theta is not None:
             events.append(GaussianEvent(name="cluster embedding sum", sensitivity=1.0, sigma=self.sigma_embed))
             events.append(ExponentialMechanismEvent(name="similarity threshold", epsilon=self.epsilon_theta))
+        if self.collection_phrases:  # the collection's phrase release is not a cluster's (:meth:`plan`)
+            return ComposedEvent(name="one cluster", events=tuple(events))
         tokens = self.token_plan()
         if groups is not None:
             tokens = OverlappingParallelEvent(name="member groups", branch=tokens, num_branches=groups,
@@ -323,19 +250,19 @@ class CalibratedBudget:
     def plan(self, *, num_clusters: int, vocabulary_size: int | None = None,
              groups: int | None = None) -> ComposedEvent:
         """The whole build as one event: histogram, then overlapping-parallel clusters (``groups`` as in
-        :meth:`branch_plan`)."""
-        return ComposedEvent(
-            name="DP-SynRAG build",
-            events=(
-                self.histogram_event(vocabulary_size),
-                OverlappingParallelEvent(
-                    name="clusters",
-                    branch=self.branch_plan(groups=groups),
-                    num_branches=num_clusters,
-                    max_branches_per_unit=self.L,
-                ),
+        :meth:`branch_plan`), then the collection's phrase release when ``phrase_scope`` is "collection"."""
+        events: tuple[PrivacyEvent, ...] = (
+            self.histogram_event(vocabulary_size),
+            OverlappingParallelEvent(
+                name="clusters",
+                branch=self.branch_plan(groups=groups),
+                num_branches=num_clusters,
+                max_branches_per_unit=self.L,
             ),
         )
+        if self.collection_phrases:
+            events += (self.phrase_event(),)
+        return ComposedEvent(name="DP-SynRAG build", events=events)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -343,7 +270,8 @@ class CalibratedBudget:
             d = {k: v for k, v in d.items() if not k.startswith("svt_")}
         if self.phrases:  # no token is drawn: the decoding's fields do not apply
             d = {k: v for k, v in d.items() if k not in ("clip", "rho_token", "T", "temperature")}
-            d["phrase_rho"], d["phrase_delta_per_cluster"] = self.phrase_event().rho, self.phrase_event().delta
+            per = "phrase_delta_per_release" if self.collection_phrases else "phrase_delta_per_cluster"
+            d["phrase_rho"], d[per] = self.phrase_event().rho, self.phrase_event().delta
         else:
             d = {k: v for k, v in d.items() if not k.startswith("phrase_")}
         d["rho_branch"] = self.rho_branch
@@ -368,6 +296,7 @@ def calibrate(
     svt_grid: int = DEFAULT_SVT_GRID,
     phrase_max: int | None = None,
     phrase_delta: float | None = None,
+    phrase_scope: str = "cluster",
 ) -> CalibratedBudget:
     """Solve σ_h, σ_μ, ε_θ and c so the build is (ε, δ)-DP (DP-SynRAG Theorem 1, METHOD.md §3).
 
@@ -390,6 +319,8 @@ def calibrate(
             whose σ_p takes the generation budget (None: private prediction of T tokens).
         phrase_delta: the δ share of all phrase releases, in (0, δ − open_vocabulary_delta); needed with
             ``phrase_max``. It is taken out of ``delta`` before converting.
+        phrase_scope: "cluster" (a release per cluster) or "collection" (one release over the whole
+            collection, with the L clusters' generation shares; module docstring).
 
     Returns:
         A :class:`CalibratedBudget`.
@@ -397,7 +328,8 @@ def calibrate(
     Raises:
         ConfigError: on ε <= 0, δ outside (0, 1), K/L/T < 1, τ <= 0, NaN, an unknown conversion,
             open_vocabulary_delta outside (0, δ), a bad ``svt_*`` value (C outside 1..T, f outside (0, 1)), a
-            phrase_max < 1, phrase_delta outside (0, δ − open_vocabulary_delta), or both phrases and svt.
+            phrase_max < 1, phrase_delta outside (0, δ − open_vocabulary_delta), both phrases and svt, or an
+            unknown phrase_scope.
         InfeasibleBudgetError: when a fixed part of the split does not fit; the message names it.
     """
     epsilon = _num("epsilon", epsilon)
@@ -462,8 +394,13 @@ def calibrate(
         SparseVectorEvent("sparse-vector run", epsilon1, svt["svt_epsilon2"], svt_beta, svt_gap, svt_grid)  # checks β, g, q
         rho_token = (1.0 - f) * rho_generation / C * shrink
     elif phrase_max is not None:
-        sigma_p, threshold_p = phrase_noise(phrase_max, rho_generation * shrink, delta_phrases / L)
-        svt = dict(phrase_max=phrase_max, phrase_sigma=sigma_p, phrase_threshold=threshold_p, phrase_delta=delta_phrases)
+        if phrase_scope not in ("cluster", "collection"):
+            raise ConfigError(f"`phrase_scope` must be 'cluster' or 'collection'. Found {phrase_scope!r}.")
+        releases = 1 if phrase_scope == "collection" else L  # one over the collection takes the L shares
+        sigma_p, threshold_p = phrase_noise(phrase_max, rho_generation * (L // releases) * shrink,
+                                            delta_phrases / releases)
+        svt = dict(phrase_max=phrase_max, phrase_sigma=sigma_p, phrase_threshold=threshold_p, phrase_delta=delta_phrases,
+                   phrase_scope=phrase_scope)
     else:
         rho_token = rho_generation / T * shrink
     clip = None if phrase_max is not None else temperature * math.sqrt(2.0 * rho_token)
