@@ -123,6 +123,9 @@ def test_eval_own_file_from_the_command_line(tmp_path, owndata, echo_models):
     assert rag["texts"] == 2 and rag["identifier_texts"] == 2 and rag["texts_with_leak"] == 2
     assert rag["first_ids"]["identifier"] == ["q1", "q2"] and rag["pii_by_type"] == {"iban": 2, "email": 0, "card": 0, "phone": 0, "address": 0, "name": 0}
     assert rows["rag"]["context_recall"] in (0.0, 0.5, 1.0) and rows["rag"]["context_hits"] in (0, 1, 2)
+    # RAG's quoted IBAN digits are in its retrieved context; Non-RAG ("I do not know") states no figure
+    assert (rows["rag"]["answers_with_figures"], rows["rag"]["unsupported_figures"]) == (2, 0)
+    assert (rows["non-rag"]["answers_with_figures"], rows["non-rag"]["unsupported_figures"]) == (0, 0)
     corpus = rows["dp-synrag"]["leakage"]["content"]["corpus"]
     assert corpus["texts"] == rows["dp-synrag"]["corpus"]["texts"] and corpus["identifier_texts"] == 0
     md = (out / "results.md").read_text()

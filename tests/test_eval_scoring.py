@@ -338,6 +338,7 @@ def _fake_results(experiment="main"):
             "method": method, "label": label, "epsilon": eps, "n": 10, "correct": int(10 * acc),
             "correct_case_sensitive": int(10 * acc) // 2, "accuracy": acc, "accuracy_case_sensitive": acc / 2,
             "context_recall": recall, "context_hits": None if recall is None else int(10 * recall),
+            "answers_with_figures": 4, "unsupported_figures": 1 if recall else 4,
             "by_bucket": {"[1,10)": {"n": 4, "accuracy": acc / 2, "accuracy_case_sensitive": 0.0},
                           "[10,30)": {"n": 6, "accuracy": acc, "accuracy_case_sensitive": acc / 2}},
             "timings": {"answer_questions_s": 3.0, "build_s": 5.0 if corpus else None},
@@ -391,8 +392,9 @@ def test_report_tables_and_plots(tmp_path):
     for heading in ("## Accuracy", "## Accuracy by support bucket", "## Leakage", "## Privacy and corpora",
                     "## Methods that failed"):
         assert heading in md
-    assert "| DP-SynRAG (ε=10) | 10 | 40.0% | 20.0% | 50.0% | 10 |" in md
-    assert "| RAG (no DP) | ∞ | 80.0% | 40.0% | 90.0% | 10 |" in md and "| Non-RAG | 0 | 0.0% | 0.0% | – | 10 |" in md
+    assert "| DP-SynRAG (ε=10) | 10 | 40.0% | 20.0% | 50.0% | 1 of 4 | 10 |" in md
+    assert "| RAG (no DP) | ∞ | 80.0% | 40.0% | 90.0% | 1 of 4 | 10 |" in md
+    assert "| Non-RAG | 0 | 0.0% | 0.0% | – | 4 of 4 | 10 |" in md
     assert "[10,30) (n=6)" in md and "2 / 2" in md and "0 / 5 kept, 1 / 8 all" in md
     assert "DataError: boom / x" in md  # a '|' would break the table
     written = write_report(results, tmp_path)
@@ -410,3 +412,20 @@ def test_report_multi_query(tmp_path):
     assert "10.0% (ε/q 2; zCDP total 5.1)" in md
     assert write_report(results, tmp_path) == ["results.md", "multi_query.png"]
     assert (tmp_path / "multi_query.png").stat().st_size > 1000
+
+
+# ------------------------------------------------------------------------------ unsupported figures
+
+
+def test_unsupported_figures_are_the_answers_numbers_found_in_no_context():
+    from dpsynrag.eval.scoring import figures, unsupported_figures
+
+    assert figures("Fees: 1,500 EUR or 15.00 EUR, 2.75% abroad; call 020-7946") == {"1500", "15", "2.75", "020", "7946"}
+    context = ["We charge 15 EUR per international transfer.", "Cash limit is £500 a day."]
+    assert unsupported_figures("The fee is 15.00 EUR.", context) == []
+    assert unsupported_figures("The monthly overdraft fee is 10.00 euros", context) == ["10"]
+    assert unsupported_figures("It is 500 or 120 days", context) == ["120"]
+    assert unsupported_figures("five working days", context) == []  # a word is not a figure
+    assert unsupported_figures("5 working days", []) == ["5"]  # no context: every figure is unsupported
+    assert unsupported_figures("Up to 1500", ["a limit of 1,500"]) == []
+    assert unsupported_figures("2024", ["in 20245"]) == ["2024"]  # whole figures, not substrings

@@ -45,9 +45,11 @@ from dpsynrag.eval.scoring import (
     NameMatcher,
     accuracy_summary,
     bucket_accuracy,
+    figures,
     leakage_summary,
     querier_name,
     score_queries,
+    unsupported_figures,
 )
 from dpsynrag.tasks import Query, support_bucket_label
 
@@ -59,6 +61,20 @@ __all__ = [
     "run_multi_query",
     "zcdp_epsilon_per_query",
 ]
+
+
+def _figure_fields(h: Harness, spec: MethodSpec, corpus, queries: Sequence[Query], answers: Sequence[str]) -> dict:
+    """``answers_with_figures`` (answers stating a figure) and ``unsupported_figures`` (those stating one that
+    appears in none of the texts retrieved for the question, :func:`~dpsynrag.eval.scoring.unsupported_figures`;
+    a method that retrieves nothing has no context, so each figure it states counts). Retrieval only: nothing
+    is generated again."""
+    stated = [bool(figures(a)) for a in answers]
+    if spec.impl.retrieves and any(stated):
+        contexts = h.retriever(spec, corpus).retrieve([q.question for q in queries])
+    else:
+        contexts = [[] for _ in queries]
+    return {"answers_with_figures": sum(stated),
+            "unsupported_figures": sum(bool(unsupported_figures(a, c)) for a, c in zip(answers, contexts))}
 
 
 def _recall_fields(hits: list[bool] | None) -> dict[str, Any]:
@@ -123,6 +139,7 @@ def evaluate_method(h: Harness, spec: MethodSpec, *, leakage: bool = True) -> di
         },
         **accuracy_summary(scores),
         **_recall_fields(qinfo["context_hits"]),
+        **_figure_fields(h, spec, corpus, data.queries, texts),
         "by_bucket": bucket_accuracy(scores, buckets) if any(s.bucket for s in scores) else {},
         "timings": {"answer_questions_s": qinfo["seconds"]},
         "answered_now": qinfo["answered_now"],
@@ -254,6 +271,7 @@ def run_eval(
             else:
                 log(f"    accuracy {100 * row['accuracy']:.1f}% (case-sensitive {100 * row['accuracy_case_sensitive']:.1f}%)"
                     + (f", context recall {100 * row['context_recall']:.1f}%" if row.get("context_recall") is not None else "")
+                    + f", figures in no context {row['unsupported_figures']} of {row['answers_with_figures']} answers"
                     + _leak_note(row) + f", {time.time() - t:.0f} s")
             results["methods"].append(row)
             write_json(results_path, {**results, "partial": True, "wall_seconds": time.time() - started})

@@ -111,15 +111,22 @@ def _accuracy_cell(row: dict[str, Any], key: str) -> str:
     return _pct(row[key]) + (f" ({NO_TEXT_KEPT})" if _kept_nothing(row) else "")
 
 
+def _figures_cell(row: dict[str, Any]) -> str:
+    if row.get("unsupported_figures") is None:  # results written before the count existed
+        return "–"
+    return f"{row['unsupported_figures']} of {row['answers_with_figures']}"
+
+
 def _main_tables(results: dict[str, Any]) -> list[str]:
     rows = [r for r in results["methods"] if "error" not in r]
     failed = [r for r in results["methods"] if "error" in r]
     out = _section(
         "Accuracy", None,
-        ["method", "ε", "accuracy", "accuracy (case-sensitive)", "context recall", "questions", "build s", "answer s"],
+        ["method", "ε", "accuracy", "accuracy (case-sensitive)", "context recall", "figures in no context",
+         "questions", "build s", "answer s"],
         [[r["label"], _method_eps(r),
           _accuracy_cell(r, "accuracy"), _accuracy_cell(r, "accuracy_case_sensitive"), _pct(r.get("context_recall")),
-          str(r["n"]), _secs(r["timings"].get("build_s")), _secs(r["timings"].get("answer_questions_s"))] for r in rows],
+          _figures_cell(r), str(r["n"]), _secs(r["timings"].get("build_s")), _secs(r["timings"].get("answer_questions_s"))] for r in rows],
     )
     empty = [f"{r['label']} (0 of {r['corpus'].get('texts', '–')})" for r in rows if _kept_nothing(r)]
     if empty:
@@ -131,7 +138,9 @@ def _main_tables(results: dict[str, Any]) -> list[str]:
                 "documents as they are (ε = ∞), Non-RAG none (ε = 0). Context recall: the share of questions "
                 "whose gold answer appears in their top-k retrieved texts (the accuracy rule, case-insensitive), "
                 "whatever the model answers; – where the method retrieves no top-k texts (Non-RAG; DP-RAG, "
-                "whose retrieved set is private).", ""]
+                "whose retrieved set is private). Figures in no context: answers stating a figure (digits) found in "
+                "none of the texts retrieved for the question, of the answers stating one (Non-RAG retrieves none: "
+                "all its figures count); made-up numbers.", ""]
     buckets = [b for b in results["data"].get("support_buckets", [])]
     if any(r.get("by_bucket") for r in rows) and buckets:
         first = next(r for r in rows if r.get("by_bucket"))

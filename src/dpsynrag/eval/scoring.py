@@ -18,6 +18,10 @@ Protocols: EVALUATION.md (Medical Synth, MovieLens) and algorithm_brief.md §3.1
   "Ann Lee said", "(Ann Lee)", "Ann Lee's", "Ann\\nLee", but not "Joann Leeds", "Ann Leeds",
   "Mary-Ann Lee" or "Ann Lee-Smith". :class:`NameMatcher` indexes the names by their first word, so a
   text is scanned once whatever the number of names (8,000 names × 1,000 answers: well under a second).
+* **Unsupported figures** (issue 41): an answer states a figure (a run of digits, with inner ``. , : /``)
+  that appears in none of the texts retrieved for its question (:func:`unsupported_figures`): a number the
+  answering model made up, or took from its own knowledge. Figures compare as written, thousands commas and
+  trailing decimal zeros aside ("1,500" = "1500", "15.00" = "15"); words ("five") are not figures.
 """
 
 from __future__ import annotations
@@ -36,9 +40,11 @@ __all__ = [
     "bucket_accuracy",
     "context_hits",
     "context_recall",
+    "figures",
     "leakage_summary",
     "querier_name",
     "score_queries",
+    "unsupported_figures",
 ]
 
 # A word: a maximal run of letters and digits (underscore excluded). Names are sequences of words
@@ -289,3 +295,30 @@ def context_recall(contexts_per_question: Sequence[Sequence[str]], queries: Sequ
     """
     hits = context_hits(contexts_per_question, queries, task)
     return sum(hits) / len(hits) if hits else 0.0
+
+
+_FIGURE = re.compile(r"\d+(?:[.,:/]\d+)*")
+
+
+def _figure(token: str) -> str:
+    token = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", token)
+    if re.fullmatch(r"\d+\.\d+", token):
+        token = token.rstrip("0").rstrip(".")
+    return token
+
+
+def figures(text: str) -> set[str]:
+    """The figures a text states, normalised (module docstring)."""
+    return {_figure(m.group()) for m in _FIGURE.finditer(text)}
+
+
+def unsupported_figures(answer: str, contexts: Sequence[str]) -> list[str]:
+    """The figures ``answer`` states that appear in none of ``contexts`` (sorted; [] when it states none, or
+    all are found). With no context every figure it states is unsupported.
+
+    Example: ``unsupported_figures("The fee is 10.00 EUR", ["We charge 15 EUR"]) == ["10"]``.
+    """
+    found: set[str] = set()
+    for context in contexts:
+        found |= figures(context)
+    return sorted(figures(answer) - found)
