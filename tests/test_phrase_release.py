@@ -376,17 +376,24 @@ def test_collection_scope_takes_the_L_generation_shares_in_one_release(L, outlie
         BuildConfig(epsilon=10.0, delta=1e-3, phrase_scope="collection")
 
 
-def test_collection_texts_give_spans_to_the_least_counted_keyword_and_keep_the_rest():
+def test_collection_texts_group_figures_then_keywords():
+    """Spans stating a common figure form one text; the others go to their least counted keyword's cluster or
+    stand alone; with ``reuse`` a span may continue through a phrase a more counted span used."""
     from dpsynrag.pipeline.phrases import collection_texts
 
     released = {"the card arrives in": 30, "card arrives in 5": 28, "arrives in 5 days": 25,  # one span
-                "cash limit is £500": 20, "we add 2.75% abroad": 12, "card and cash limit": 9}
-    keywords = [("card", 90.0), ("cash", 40.0), ("loan", 5.0)]
+                "cash limit is £500": 20, "we add 2.75% abroad": 12, "card and cash limit": 9,
+                "up to 500 a": 11, "a new pin letter": 10, "new pin letter arrives": 8, "pin letter arrives in": 8,
+                "letter arrives in 5": 7}  # continues through "arrives in 5 days", which the card span used
+    keywords = [("card", 90.0), ("cash", 40.0), ("loan", 5.0), ("pin", 3.0)]
     texts = collection_texts(released, keywords, n=4)
     assert texts == [
-        (0, "The card arrives in 5 days.", 90.0),
-        (1, "Cash limit is £500. Card and cash limit.", 40.0),  # "card and cash limit" holds both: cash (40 < 90)
+        (0, "", 90.0),
+        (1, "Card and cash limit.", 40.0),  # holds card and cash: the less counted one, cash (40 < 90)
         (2, "", 5.0),
+        (3, "", 3.0),
+        (3, "The card arrives in 5 days. A new pin letter arrives in 5 days.", 30),  # figure 5; pin (3) least
+        (1, "Cash limit is £500. Up to 500 a.", 20),  # "£500" and "500" are one figure
         (None, "We add 2.75% abroad.", 12),
     ]
 

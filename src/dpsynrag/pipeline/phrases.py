@@ -124,13 +124,15 @@ def document_phrases(text: str, *, n: int, max_phrases: int, keyword: str | None
     return tuple(ranked[:max_phrases])
 
 
-def phrase_spans(released: Mapping[str, float], *, n: int) -> list[list[str]]:
+def phrase_spans(released: Mapping[str, float], *, n: int, reuse: bool = False) -> list[list[str]]:
     """Released phrases chained into spans (lists of tokens), most counted first.
 
     Phrases are taken in order of noisy count (ties by the phrase). A span starts with the next unused phrase
     and grows to the right (then the left) by the unused phrase of largest count whose first (last) n − 1
     tokens are the span's last (first) n − 1 tokens; a phrase of fewer than n tokens stays on its own. Each
-    phrase is used once. A function of the released phrases and counts only."""
+    phrase is used once; with ``reuse`` a span may also grow by a phrase another span used (not one it holds
+    already), so a fact's words are not cut where a more counted span took their phrase, and spans that only
+    repeat used phrases are dropped. A function of the released phrases and counts only."""
     order = sorted(released, key=lambda p: (-released[p], p))
     units = {p: p.split(" ") for p in order}
     used: set[str] = set()
@@ -139,18 +141,24 @@ def phrase_spans(released: Mapping[str, float], *, n: int) -> list[list[str]]:
         if start in used:
             continue
         used.add(start)
-        span = list(units[start])
+        span, held = list(units[start]), {start}
         if len(span) >= n > 1:
             for right in (True, False):
                 while True:
                     edge = span[len(span) - n + 1:] if right else span[:n - 1]
-                    nxt = next((q for q in order if q not in used and len(units[q]) == n
-                                and (units[q][:-1] if right else units[q][1:]) == edge), None)
+                    nxt = next((q for q in order if (q not in held if reuse else q not in used)
+                                and len(units[q]) == n and (units[q][:-1] if right else units[q][1:]) == edge), None)
                     if nxt is None:
                         break
                     used.add(nxt)
+                    held.add(nxt)
                     span = span + [units[nxt][-1]] if right else [units[nxt][0]] + span
         spans.append(span)
+    if reuse:  # a span inside a longer one adds nothing
+        joined = [" " + " ".join(span) + " " for span in spans]
+        spans = [span for i, span in enumerate(spans)
+                 if not any(j != i and joined[i] in joined[j] and (len(joined[j]) > len(joined[i]) or j < i)
+                            for j in range(len(spans)))]
     return spans
 
 
@@ -176,30 +184,59 @@ def span_count(span: Sequence[str], released: Mapping[str, float], *, n: int) ->
     return max(released.get(" ".join(span[i:i + size]), -math.inf) for i in range(len(span) - size + 1))
 
 
+def _figures(span: Sequence[str]) -> set[str]:
+    """The figures a span states: its number tokens (:data:`NUMBER`), digits and inner points only."""
+    return {key for t in span if NUMBER.match(t) and (key := regex.sub(r"[^\d.]", "", t).strip("."))}
+
+
 def collection_texts(released: Mapping[str, float], keywords: Sequence[tuple[str, float]], *,
                      n: int) -> list[tuple[int | None, str, float]]:
     """The texts of a phrase release over the whole collection (``phrase_scope="collection"``), a function of
     the released phrases, their noisy counts and the released keywords only (post-processing).
 
-    Each span of :func:`phrase_spans` goes to the cluster r whose keyword ``keywords[r][0]`` it holds (any
-    case; the least noisy count ``keywords[r][1]`` first, as the keyword walk, then r); a span holding no
-    released keyword is a text of its own.
+    The spans are :func:`phrase_spans` with ``reuse``. Spans stating a common figure (a number token, compared
+    by its digits: "£500" = "500") form one text, whatever their keywords: the ways a fact is written, side by
+    side. A span stating no figure goes to the cluster r whose keyword ``keywords[r][0]`` it holds (any case;
+    the least noisy count ``keywords[r][1]`` first, as the keyword walk, then r), or is a text of its own.
 
     Returns:
         One ``(r, text, count)`` per cluster, in cluster order (``text`` its spans as sentences in count order,
-        "" when none; ``count`` its keyword's noisy count), then one ``(None, sentence, count)`` per span holding no
-        keyword, ``count`` the largest noisy count of its phrases.
+        "" when none; ``count`` its keyword's noisy count); then one ``(r, text, count)`` per figure group (r: the
+        least counted keyword any of its spans holds, or None) and one ``(None, sentence, count)`` per other span,
+        ``count`` the largest noisy count of their phrases.
     """
     order = sorted(range(len(keywords)), key=lambda r: (keywords[r][1], r))
     lowered = [keywords[r][0].lower() for r in range(len(keywords))]
-    assigned: list[list[list[str]]] = [[] for _ in keywords]
-    rest = []
-    for span in phrase_spans(released, n=n):
+    spans = phrase_spans(released, n=n, reuse=True)
+    counts = [span_count(span, released, n=n) for span in spans]
+    cluster_of = []
+    for span in spans:
         words = {t.rstrip(",").lower() for t in span}
-        r = next((r for r in order if lowered[r] in words), None)
-        if r is None:
-            rest.append((None, _sentence(span), span_count(span, released, n=n)))
+        cluster_of.append(next((r for r in order if lowered[r] in words), None))
+    group = list(range(len(spans)))  # union-find over spans sharing a figure
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    first: dict[str, int] = {}
+    for i, span in enumerate(spans):
+        for figure in sorted(_figures(span)):
+            group[root(i)] = root(first.setdefault(figure, i))
+    assigned: list[list[int]] = [[] for _ in keywords]
+    extra: dict[int, list[int]] = {}
+    for i, span in enumerate(spans):
+        if _figures(span):
+            extra.setdefault(root(i), []).append(i)
+        elif cluster_of[i] is not None:
+            assigned[cluster_of[i]].append(i)
         else:
-            assigned[r].append(span)
-    texts = [(r, " ".join(_sentence(span) for span in spans), keywords[r][1]) for r, spans in enumerate(assigned)]
-    return texts + rest
+            extra.setdefault(i, []).append(i)
+    texts = [(r, " ".join(_sentence(spans[i]) for i in members), keywords[r][1]) for r, members in enumerate(assigned)]
+    for members in extra.values():
+        held = [cluster_of[i] for i in members if cluster_of[i] is not None]
+        r = min(held, key=lambda r: (keywords[r][1], r)) if held else None
+        texts.append((r, " ".join(_sentence(spans[i]) for i in members), max(counts[i] for i in members)))
+    return texts
