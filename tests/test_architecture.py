@@ -1,6 +1,6 @@
 """The package layout (ARCHITECTURE.md, issue 31): no import cycle, no module over 500 lines, nothing
 loose at the top of the package but its face and shared leaf utilities, and every public import path
-the README shows still imports."""
+the README and the docs/ pages show still imports."""
 
 from __future__ import annotations
 
