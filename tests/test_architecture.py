@@ -1,6 +1,6 @@
 """The package layout (ARCHITECTURE.md, issue 31): no import cycle, no module over 500 lines, nothing
 loose at the top of the package but its face and shared leaf utilities, and every public import path
-the README shows still imports."""
+the README and the docs/ pages show still imports."""
 
 from __future__ import annotations
 
@@ -190,9 +190,9 @@ def _is_module(path: str) -> bool:
 
 
 def _readme_imports() -> list[str]:
-    """Every ``from dpsynrag... import ...`` / ``import dpsynrag...`` statement in the README's code
-    blocks, and every ``dpsynrag.module.name`` path the README's prose names in backticks."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """Every ``from dpsynrag... import ...`` / ``import dpsynrag...`` statement in the code blocks of the README
+    and the ``docs/`` pages, and every ``dpsynrag.module.name`` path their prose names in backticks."""
+    text = "\n".join(page.read_text(encoding="utf-8") for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
     statements = []
     for block in re.findall(r"```[a-z]*\n(.*?)```", text, flags=re.S):
         for line in block.splitlines():
@@ -219,7 +219,7 @@ def test_the_readme_shows_imports():
 
 @pytest.mark.parametrize("statement", README_IMPORTS)
 def test_readme_import_paths_work(statement):
-    exec(compile(statement, "<README>", "exec"), {})
+    exec(compile(statement, "<README or docs/>", "exec"), {})
 
 
 # paths users had before the package layout (issue 31) that the package faces keep

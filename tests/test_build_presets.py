@@ -365,9 +365,10 @@ def test_the_readmes_own_data_cpu_commands_plan_then_build_a_corpus(tmp_path, of
     monkeypatch.setattr(Embedder, "load", classmethod(lambda cls, *a, **k: offline_embedder))
     data = write_tickets(tmp_path / "tickets.jsonl", n=200, seed=0)  # own-cpu (K = 5) releases no topic from 60
     out = tmp_path / "runs" / "tickets"
-    redact, dry_run, build, query = _readme_commands()
+    redact, dry_run, build, query, report, leakage = _readme_commands()  # the five steps (5: two commands)
     assert "--dry-run" in dry_run and "--preset" in build and build[build.index("--preset") + 1] == "own-cpu"
     assert dry_run == [*build, "--dry-run"] and query[0] == "query" and redact[0] == "redact"
+    assert report == ["report", "runs/tickets"] and leakage[:3] == ["leakage", "runs/tickets", "tickets.jsonl"]
     result = runner.invoke(app, [str(data) if a == "tickets.jsonl" else a for a in redact])
     assert result.exit_code == 0, result.output
     names = {json.loads(line)["customer_name"] for line in data.read_text().splitlines()}
@@ -390,3 +391,9 @@ def test_the_readmes_own_data_cpu_commands_plan_then_build_a_corpus(tmp_path, of
     assert not [n for n in names if " " in n and n in texts]  # redacted before any model read them
     result = runner.invoke(app, [str(out) if a == "runs/tickets" else a for a in query])
     assert result.exit_code == (0 if corpus.manifest["num_kept"] else 2), result.output  # 2: no kept text, said
+    result = runner.invoke(app, [str(out) if a == "runs/tickets" else a for a in report])
+    assert result.exit_code == 0 and "epsilon" in result.output, result.output
+    result = runner.invoke(app, [str(data) if a == "tickets.jsonl" else str(out) if a == "runs/tickets" else a
+                                 for a in leakage])
+    assert result.exit_code == 0, result.output
+    assert not [n for n in names if n in result.output]  # counts and text ids, never a private value

@@ -127,7 +127,7 @@ def test_ledger_show_lists_the_files_and_set_budget_reads_a_file_as_its_build_di
     (src,) = json.loads(result.stdout)["datasets"][dataset]["sources"]
     assert src["path"] == str(data_file.resolve())
     assert src["reading"] == {"text_field": "message", "id_field": None, "unit_field": None}
-    # the README's example, as written: no --text-field (the file has no field `text`)
+    # the ledger page's example, as written: no --text-field (the file has no field `text`)
     result = runner.invoke(app, ["ledger", "set-budget", str(data_file), "--epsilon", "15", "--ledger",
                                  str(tmp_path / "led")])
     assert result.exit_code == 0, result.output
@@ -143,12 +143,12 @@ def test_ledger_show_lists_the_files_and_set_budget_reads_a_file_as_its_build_di
 
 
 def _ledger_block() -> list[list[str]]:
-    """The `dpsynrag` commands of the README's ledger example, as argument lists."""
+    """The `dpsynrag` commands of the ledger example (docs/ledger.md, linked from the README), as argument lists."""
     import shlex
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    block = text.split("The privacy-budget ledger:", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    text = (Path(__file__).resolve().parents[1] / "docs" / "ledger.md").read_text()
+    block = text.split("# The privacy-budget ledger", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     return [shlex.split(line.split("#", 1)[0])[1:] for line in block.replace("\\\n", " ").splitlines()
             if line.startswith(".venv/bin/dpsynrag ")]
 

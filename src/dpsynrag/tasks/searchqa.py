@@ -395,7 +395,7 @@ class SearchQATask(Task):
         return (
             f"searchqa: no SearchQA data folder given, {SEARCHQA_ENV_VAR} is not set and no "
             f"shared/{self.shared_subdir} folder was found above the current directory or the package. "
-            "SearchQA is not shipped: download it (README, section Tasks → SearchQA) and pass its folder with "
+            "SearchQA is not shipped: download it (docs/tasks.md, section SearchQA) and pass its folder with "
             f"--database DIR (data_dir=... in the API) or set {SEARCHQA_ENV_VAR}. {EXPECTED_LAYOUT}"
         )
 
