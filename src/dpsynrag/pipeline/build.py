@@ -299,7 +299,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
 
     t = time.time()
     if config.synthesis == "phrases" and config.phrase_scope == "collection":
-        produced = collection_phrase_synthesis(run, texts, kept_members, keywords, accountant, noise, persons)
+        produced = collection_phrase_synthesis(run, texts, keywords, accountant, noise, persons)
         synthetic = [y for _, y, _ in produced]
         labels = [(None if r is None else W[r], c) for r, _, c in produced]  # released values only
         unit_of = [(r, 0) for r, _, _ in produced]

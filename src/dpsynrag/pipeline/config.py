@@ -146,8 +146,8 @@ class BuildConfig(GenerationConfig):
     (ρ_p = m/(2σ_p²) per cluster) and ``phrase_delta`` (default δ/4) is the δ share of all the releases. No
     token is drawn, so the decoding options do not apply; not with member groups or sparse-vector decoding.
     ``phrase_scope`` "collection" pools the counts: one release over the whole collection (each document, or
-    person, contributes at most m phrases once, preferring its cluster's keyword), paid with the L clusters'
-    generation shares; the released spans then go to the cluster whose keyword they hold (the least counted
+    person, contributes at most m phrases once, stated figures first, no keyword preferred), paid with the L
+    clusters' generation shares; the released spans then go to the cluster whose keyword they hold (the least counted
     one), and a span holding none is a text of its own (post-processing). A type of record whose members the
     keyword walk splits over several clusters still passes the threshold with all its members.
     """
@@ -438,7 +438,7 @@ class BuildConfig(GenerationConfig):
         if self.synthesis == "phrases" and self.phrase_scope == "collection":
             notes.append(f"phrase synthesis over the collection: each document (person) contributes at most "
                          f"{self.phrase_max} distinct word {self.phrase_n}-grams of its own text once (a public "
-                         "per-document rule preferring its cluster's released keyword); one release of the phrases "
+                         "per-document rule: stated figures first, then rare words); one release of the phrases "
                          "whose discrete Gaussian noisy count passes the threshold (L2 sensitivity "
                          f"sqrt({self.phrase_max})), paid with the L clusters' generation shares; the released spans "
                          "are given to the clusters whose keywords they hold (post-processing); no token is drawn")

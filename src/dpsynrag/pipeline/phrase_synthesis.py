@@ -36,13 +36,12 @@ def phrase_synthesis(run: BuildRun, texts: DocumentTexts, kept_members: Sequence
     return synthetic
 
 
-def collection_phrase_synthesis(run: BuildRun, texts: DocumentTexts, kept_members: Sequence[Sequence[int]],
-                                keywords: Sequence[tuple[str, float]], accountant, noise,
-                                persons) -> list[tuple[int | None, str, float]]:
+def collection_phrase_synthesis(run: BuildRun, texts: DocumentTexts, keywords: Sequence[tuple[str, float]],
+                                accountant, noise, persons) -> list[tuple[int | None, str, float]]:
     """Stage 2d with ``synthesis="phrases"``, ``phrase_scope="collection"``: one phrase release over the whole
     collection. Each document contributes :func:`~dpsynrag.pipeline.phrases.document_phrases` of its own text
-    once (at most m), preferring the released keyword of its least counted cluster (membership: a function of
-    the document and the released keywords); per person, the person's at most m phrases of the union of its
+    once (at most m, no keyword preferred: stated figures first, then rare words; a cluster's keyword may be
+    a greeting word that most records hold, and its phrases would take a record's m places); per person, the person's at most m phrases of the union of its
     documents' (:func:`~dpsynrag.pipeline.keywords.unit_keyword_sets`, its own documents only). So the L2
     sensitivity is √m per unit; :func:`~dpsynrag.privacy.phrase_release.release_phrases` charges ``accountant``
     (the build's, outside the clusters' parallel composition) ρ_p = m/(2σ_p²) and δ_p once. The texts are
@@ -53,15 +52,11 @@ def collection_phrase_synthesis(run: BuildRun, texts: DocumentTexts, kept_member
     """
     config, cal, display = run.config, run.cal, run.display
     placeholder = config.identifier_placeholder if config.redact_identifiers or config.redact_pii else None
-    keyword_of: dict[int, str] = {}
-    for r in sorted(range(len(kept_members)), key=lambda r: (keywords[r][1], r)):  # least counted cluster first
-        for i in kept_members[r]:
-            keyword_of.setdefault(i, keywords[r][0])
     display.start("phrase release", total=len(texts), unit="doc")
     sets = []
     for i, text in texts.rows(range(len(texts))):
         sets.append(document_phrases(text, n=config.phrase_n, max_phrases=config.phrase_max,
-                                     keyword=keyword_of.get(i), language=config.language, placeholder=placeholder))
+                                     keyword=None, language=config.language, placeholder=placeholder))
         display.update()
     if persons is not None:
         sets = unit_keyword_sets(sets, persons, max_keywords=config.phrase_max)
