@@ -384,7 +384,8 @@ def test_collection_texts_group_figures_then_keywords():
     released = {"the card arrives in": 30, "card arrives in 5": 28, "arrives in 5 days": 25,  # one span
                 "cash limit is £500": 20, "we add 2.75% abroad": 12, "card and cash limit": 9,
                 "up to 500 a": 11, "a new pin letter": 10, "new pin letter arrives": 8, "pin letter arrives in": 8,
-                "letter arrives in 5": 7}  # continues through "arrives in 5 days", which the card span used
+                "letter arrives in 5": 7,  # continues through "arrives in 5 days", which the card span used
+                "kept for 5 years": 6}  # another figure: 5 years, not 5 days
     keywords = [("card", 90.0), ("cash", 40.0), ("loan", 5.0), ("pin", 3.0)]
     texts = collection_texts(released, keywords, n=4)
     assert texts == [
@@ -395,6 +396,7 @@ def test_collection_texts_group_figures_then_keywords():
         (3, "The card arrives in 5 days. A new pin letter arrives in 5 days.", 30),  # figure 5; pin (3) least
         (1, "Cash limit is £500. Up to 500 a.", 20),  # "£500" and "500" are one figure
         (None, "We add 2.75% abroad.", 12),
+        (None, "Kept for 5 years.", 6),
     ]
 
 

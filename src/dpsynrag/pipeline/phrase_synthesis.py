@@ -62,6 +62,6 @@ def collection_phrase_synthesis(run: BuildRun, texts: DocumentTexts, keywords: S
         sets = unit_keyword_sets(sets, persons, max_keywords=config.phrase_max)
     released = release_phrases(sets, max_phrases=cal.phrase_max, sigma=cal.phrase_sigma,
                                threshold=cal.phrase_threshold, accountant=accountant, random=noise)
-    produced = collection_texts(released, keywords, n=config.phrase_n)
+    produced = collection_texts(released, keywords, n=config.phrase_n, language=config.language)
     display.end(f"{len(released)} phrases released, {len(produced)} texts")
     return produced

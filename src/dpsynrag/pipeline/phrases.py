@@ -184,19 +184,26 @@ def span_count(span: Sequence[str], released: Mapping[str, float], *, n: int) ->
     return max(released.get(" ".join(span[i:i + size]), -math.inf) for i in range(len(span) - size + 1))
 
 
-def _figures(span: Sequence[str]) -> set[str]:
-    """The figures a span states: its number tokens (:data:`NUMBER`), digits and inner points only."""
-    return {key for t in span if NUMBER.match(t) and (key := regex.sub(r"[^\d.]", "", t).strip("."))}
+def _figures(span: Sequence[str], empty: set[str]) -> set[tuple[str, str | None]]:
+    """The figures a span states: ``(number, unit)`` per number token (:data:`NUMBER`), the number its digits
+    and inner points ("£500" gives "500"), the unit the next token lower-cased when it is a word and not in
+    ``empty`` (stop words): "30 minutes" and "30 days" are two figures, "£500 a day" and "£500" one."""
+    out = set()
+    for i, t in enumerate(span):
+        if NUMBER.match(t) and (number := regex.sub(r"[^\d.]", "", t).strip(".")):
+            unit = span[i + 1].rstrip(",").lower() if i + 1 < len(span) else None
+            out.add((number, unit if unit and unit not in empty and not NUMBER.match(unit) else None))
+    return out
 
 
-def collection_texts(released: Mapping[str, float], keywords: Sequence[tuple[str, float]], *,
-                     n: int) -> list[tuple[int | None, str, float]]:
+def collection_texts(released: Mapping[str, float], keywords: Sequence[tuple[str, float]], *, n: int,
+                     language: str = "en") -> list[tuple[int | None, str, float]]:
     """The texts of a phrase release over the whole collection (``phrase_scope="collection"``), a function of
     the released phrases, their noisy counts and the released keywords only (post-processing).
 
-    The spans are :func:`phrase_spans` with ``reuse``. Spans stating a common figure (a number token, compared
-    by its digits: "£500" = "500") form one text, whatever their keywords: the ways a fact is written, side by
-    side. A span stating no figure goes to the cluster r whose keyword ``keywords[r][0]`` it holds (any case;
+    The spans are :func:`phrase_spans` with ``reuse``. Spans stating a common figure (a number and its unit
+    word, :func:`_figures`: "£500" = "500", "30 minutes" ≠ "30 days") form one text, whatever their keywords:
+    the ways a fact is written, side by side. A span stating no figure goes to the cluster r whose keyword ``keywords[r][0]`` it holds (any case;
     the least noisy count ``keywords[r][1]`` first, as the keyword walk, then r), or is a text of its own.
 
     Returns:
@@ -207,7 +214,9 @@ def collection_texts(released: Mapping[str, float], keywords: Sequence[tuple[str
     """
     order = sorted(range(len(keywords)), key=lambda r: (keywords[r][1], r))
     lowered = [keywords[r][0].lower() for r in range(len(keywords))]
+    empty = set(stop_words(check_language(language)))
     spans = phrase_spans(released, n=n, reuse=True)
+    figures = [_figures(span, empty) for span in spans]
     counts = [span_count(span, released, n=n) for span in spans]
     cluster_of = []
     for span in spans:
@@ -221,14 +230,14 @@ def collection_texts(released: Mapping[str, float], keywords: Sequence[tuple[str
             i = group[i]
         return i
 
-    first: dict[str, int] = {}
-    for i, span in enumerate(spans):
-        for figure in sorted(_figures(span)):
+    first: dict[tuple[str, str | None], int] = {}
+    for i in range(len(spans)):
+        for figure in sorted(figures[i], key=str):
             group[root(i)] = root(first.setdefault(figure, i))
     assigned: list[list[int]] = [[] for _ in keywords]
     extra: dict[int, list[int]] = {}
-    for i, span in enumerate(spans):
-        if _figures(span):
+    for i in range(len(spans)):
+        if figures[i]:
             extra.setdefault(root(i), []).append(i)
         elif cluster_of[i] is not None:
             assigned[cluster_of[i]].append(i)
