@@ -377,26 +377,30 @@ def test_collection_scope_takes_the_L_generation_shares_in_one_release(L, outlie
 
 
 def test_collection_texts_group_figures_then_keywords():
-    """Spans stating a common figure form one text; the others go to their least counted keyword's cluster or
-    stand alone; with ``reuse`` a span may continue through a phrase a more counted span used."""
+    """Spans stating a common figure form one text; a span stating none joins the figure group it shares a word
+    pair with, else its least counted keyword's cluster, else stands alone; with ``reuse`` a span may continue
+    through a phrase a more counted span used."""
     from dpsynrag.pipeline.phrases import collection_texts
 
     released = {"the card arrives in": 30, "card arrives in 5": 28, "arrives in 5 days": 25,  # one span
                 "cash limit is £500": 20, "we add 2.75% abroad": 12, "card and cash limit": 9,
                 "up to 500 a": 11, "a new pin letter": 10, "new pin letter arrives": 8, "pin letter arrives in": 8,
                 "letter arrives in 5": 7,  # continues through "arrives in 5 days", which the card span used
-                "kept for 5 years": 6}  # another figure: 5 years, not 5 days
+                "kept for 5 years": 6,  # another figure: 5 years, not 5 days
+                "loan terms are fixed": 5, "thanks for your message": 4}
     keywords = [("card", 90.0), ("cash", 40.0), ("loan", 5.0), ("pin", 3.0)]
     texts = collection_texts(released, keywords, n=4)
     assert texts == [
         (0, "", 90.0),
-        (1, "Card and cash limit.", 40.0),  # holds card and cash: the less counted one, cash (40 < 90)
-        (2, "", 5.0),
+        (1, "", 40.0),
+        (2, "Loan terms are fixed.", 5),  # no figure, no shared pair: its keyword's cluster, its own count
         (3, "", 3.0),
         (3, "The card arrives in 5 days. A new pin letter arrives in 5 days.", 30),  # figure 5; pin (3) least
-        (1, "Cash limit is £500. Up to 500 a.", 20),  # "£500" and "500" are one figure
+        # "£500" and "500" are one figure; "card and cash limit" states none and shares "cash limit" with it
+        (1, "Cash limit is £500. Up to 500 a. Card and cash limit.", 20),
         (None, "We add 2.75% abroad.", 12),
         (None, "Kept for 5 years.", 6),
+        (None, "Thanks for your message.", 4),
     ]
 
 

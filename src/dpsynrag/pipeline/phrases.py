@@ -203,14 +203,17 @@ def collection_texts(released: Mapping[str, float], keywords: Sequence[tuple[str
 
     The spans are :func:`phrase_spans` with ``reuse``. Spans stating a common figure (a number and its unit
     word, :func:`_figures`: "£500" = "500", "30 minutes" ≠ "30 days") form one text, whatever their keywords:
-    the ways a fact is written, side by side. A span stating no figure goes to the cluster r whose keyword ``keywords[r][0]`` it holds (any case;
-    the least noisy count ``keywords[r][1]`` first, as the keyword walk, then r), or is a text of its own.
+    the ways a fact is written, side by side. A span stating no figure joins the figure group with which it
+    shares the most word pairs (two adjacent words, lower case, not both stop words: "Password reset links
+    expire" joins "Links expire after 30 minutes"; ties: the more counted group); sharing none, it goes to the
+    cluster r whose keyword ``keywords[r][0]`` it holds (any case; the least noisy count ``keywords[r][1]``
+    first, as the keyword walk, then r), or is a text of its own.
 
     Returns:
         One ``(r, text, count)`` per cluster, in cluster order (``text`` its spans as sentences in count order,
-        "" when none; ``count`` its keyword's noisy count); then one ``(r, text, count)`` per figure group (r: the
-        least counted keyword any of its spans holds, or None) and one ``(None, sentence, count)`` per other span,
-        ``count`` the largest noisy count of their phrases.
+        "" when none); then one ``(r, text, count)`` per figure group (r: the least counted keyword any of its
+        spans holds, or None) and one ``(None, sentence, count)`` per other span. ``count`` is the largest noisy
+        count of a text's phrases (a cluster without spans: its keyword's noisy count).
     """
     order = sorted(range(len(keywords)), key=lambda r: (keywords[r][1], r))
     lowered = [keywords[r][0].lower() for r in range(len(keywords))]
@@ -234,18 +237,36 @@ def collection_texts(released: Mapping[str, float], keywords: Sequence[tuple[str
     for i in range(len(spans)):
         for figure in sorted(figures[i], key=str):
             group[root(i)] = root(first.setdefault(figure, i))
-    assigned: list[list[int]] = [[] for _ in keywords]
+    def pairs(span: Sequence[str]) -> set[tuple[str, str]]:
+        words = [t.rstrip(",").lower() for t in span]
+        return {(a, b) for a, b in zip(words, words[1:]) if not (a in empty and b in empty)}
+
     extra: dict[int, list[int]] = {}
     for i in range(len(spans)):
         if figures[i]:
             extra.setdefault(root(i), []).append(i)
+    held_pairs = {g: set().union(*(pairs(spans[i]) for i in members)) for g, members in extra.items()}
+    top = {g: max(counts[i] for i in members) for g, members in extra.items()}
+    assigned: list[list[int]] = [[] for _ in keywords]
+    for i in range(len(spans)):
+        if figures[i]:
+            continue
+        own = pairs(spans[i])
+        shared = max(((len(own & held_pairs[g]), top[g], -g) for g in held_pairs), default=(0, 0, 0))
+        if shared[0] > 0:
+            extra[-shared[2]].append(i)
         elif cluster_of[i] is not None:
             assigned[cluster_of[i]].append(i)
         else:
             extra.setdefault(i, []).append(i)
-    texts = [(r, " ".join(_sentence(spans[i]) for i in members), keywords[r][1]) for r, members in enumerate(assigned)]
+
+    def text(members: list[int]) -> str:
+        return " ".join(_sentence(spans[i]) for i in sorted(members))
+
+    texts = [(r, text(members), max((counts[i] for i in members), default=keywords[r][1]))
+             for r, members in enumerate(assigned)]
     for members in extra.values():
         held = [cluster_of[i] for i in members if cluster_of[i] is not None]
         r = min(held, key=lambda r: (keywords[r][1], r)) if held else None
-        texts.append((r, " ".join(_sentence(spans[i]) for i in members), max(counts[i] for i in members)))
+        texts.append((r, text(members), max(counts[i] for i in members)))
     return texts
