@@ -165,7 +165,8 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     checkpoint.open(documents, config)  # under the writer's lock; a resumed build was recorded already:
     display = run.display  # the owner's console (stderr): stages, counts, times; never build.log
     reading = "reading documents (PII pass)" if config.redact_pii else "reading documents"
-    display.plan([*([reading] if display.enabled and not checkpoint.resume_message else []), "keywords", "keyword histogram", "clustering",
+    display.plan([*([reading] if display.enabled and not checkpoint.resume_message else []),
+                  "keywords", "keyword histogram", "clustering",
                   *(["embeddings and outlier removal"] if config.outlier_removal else []),
                   "phrase release" if config.synthesis == "phrases" else "private prediction",
                   *([run.filter_stage] if run.filter_stage else []), "index"])
