@@ -69,9 +69,10 @@ class BuildDisplay:
         elif self.enabled:
             from tqdm.auto import tqdm
 
-            # every update shown (they come per batch or chunk, not per token): no step is skipped on a fast machine
+            # every update shown: no step is skipped on a fast machine. Time left from the stage's mean rate
+            # (smoothing 0): private prediction's prefills advance no token, and a recent rate swings after each
             self._bar = tqdm(total=total, desc=self.label(name), unit=unit, file=sys.stderr, dynamic_ncols=True,
-                             mininterval=0)
+                             mininterval=0, smoothing=0)
 
     def update(self, n: int = 1) -> None:
         """``n`` more steps of the open stage."""
