@@ -188,15 +188,27 @@ def test_work_closed_forms():
     assert work.prediction_prefills == 7
     assert (work.prefills, work.decode_forwards) == (7 + 7 + 6, 24 + 18)
 
+    assert work.clusters == work.texts == 6 and work.pii_documents == 0  # public vocabulary: the top R released
+
     # the cpu preset on the 300 tickets of issue 28: rarity keywords (no model), public prior (one public row
-    # per cluster), 2 batches of 64-row forwards (R·k = 1440 >= 256), fluency filter (no self-filter)
+    # per cluster), 2 batches of 64-row forwards (R·k = 1440 >= 256), fluency filter (no self-filter). Open
+    # vocabulary: 300 documents cast 300·K = 300 votes and a keyword needs a noisy count above τ = 9, so at most
+    # ⌊300/9⌋ = 33 of the R = 48 clusters are counted (issue 43: the build of 400 released 13, not 48)
     cpu = BuildConfig(epsilon=10, delta=1e-3, **preset_fields(get_method("dp-synrag"), PRESETS["cpu"]))
+    assert cpu.calibrate().hist_threshold == 9.0
     work = estimate_work(cpu, 300)
     assert (work.keyword_prefills, work.keyword_decode_forwards) == (0, 0)
-    assert (work.member_rows, work.public_rows, work.step_rows) == (300, 48, 64)
+    assert work.clusters == work.texts == 300 // 9 == 33
+    assert (work.member_rows, work.public_rows, work.step_rows) == (300, 33, 64)
     assert work.member_token_evaluations == 300 * 48
-    assert work.prediction_decode_forwards == 48 * 2 * math.ceil((300 + 48) / (2 * 64)) == 288
-    assert work.filter_forwards == 48 and work.prediction_prefills == 300 + 1
+    assert work.prediction_decode_forwards == 48 * 2 * math.ceil((300 + 33) / (2 * 64)) == 288
+    assert work.filter_forwards == 33 and work.prediction_prefills == 300 + 1 and work.embeddings == 300 + 33
+    assert estimate_work(cpu, 9000).clusters == 48  # never more than R
+    # the PII pass is counted once per document when on, and timed
+    pii = estimate_work(BuildConfig(**{**cpu.model_dump(), "redact_pii": True}), 300)
+    assert pii.pii_documents == 300 and work.pii_documents == 0
+    timing = Timing(prefill_s=0.0, step_s=0.0, keyword_step_s=0.0, embed_s=0.0, pii_s=0.05)
+    assert estimate_seconds(pii, timing) == pytest.approx(300 * 0.05)
     # the paper's settings on them: 5 clusters per document, 20 batches, the LLM extractor
     paper = estimate_work(BuildConfig(epsilon=10, delta=1e-3), 300)
     assert paper.member_rows == 1500 and paper.member_token_evaluations == 1500 * 70
@@ -215,11 +227,37 @@ def test_estimate_seconds_is_the_timed_sum():
     assert estimate_seconds(work, timing) == 20 * 1.0 + 24 * 2.0 + 18 * 0.5 + 13 * 0.25
 
 
+def test_the_work_table_shows_the_stages_that_run():
+    """issue 43: the PII pass has its row (it took 25 s while keyword extraction showed 0 s); the rarity
+    extractor and the phrase release say they run no model; no filter row when no filter runs."""
+    from rich.console import Console
+
+    def table(config, n=300, timing=None):
+        console = Console(width=250, record=True)
+        console.print(plan.work_table(estimate_work(config, n), timing, config))
+        return console.export_text()
+
+    cpu = dict(epsilon=10, delta=1e-3, **preset_fields(get_method("dp-synrag"), PRESETS["cpu"]))
+    timing = Timing(prefill_s=1.0, step_s=1.0, keyword_step_s=1.0, embed_s=1.0, pii_s=0.1)
+    out = table(BuildConfig(**cpu, redact_pii=True), timing=timing)
+    assert "PII pass" in out and "300 documents through the automatic PII pass" in out and "30 s" in out
+    assert "rarity extractor: no model work" in out and "33 clusters (the most the plan allows), 33 texts" in out
+    assert "filters" in out  # the fluency filter of the cpu preset
+    bare = table(BuildConfig(**{**cpu, "fluency_threshold": None, "synthesis": "phrases"}))
+    assert "PII pass" not in bare and "filters" not in bare and "phrase release" in bare
+    assert "private prediction" not in bare
+    paper = table(BuildConfig(epsilon=10, delta=1e-3, K=3, R=6, L=2, k=5, T=4), 7)
+    assert "keyword extraction" in paper and "7 prefills" in paper and "6 clusters" in paper
+
+
 def test_time_model_times_the_builds_shapes(tiny_lm):
     config = BuildConfig(epsilon=10, delta=1e-3, K=3, R=6, L=2, k=5, T=4, max_document_tokens=16)
     timing = plan.time_model(tiny_lm, HashEmbedder(), config, estimate_work(config, 7), repeats=2, load_s=3.0)
     assert timing.prefill_s > 0 and timing.step_s > 0 and timing.embed_s > 0 and timing.load_s == 3.0
     assert timing.keyword_step_s == timing.step_s  # the same 32-row shape
+    assert timing.pii_s == 0.0  # no PII pass to time
+    pii = BuildConfig(epsilon=10, delta=1e-3, K=3, R=6, L=2, k=5, T=4, max_document_tokens=16, redact_pii=True)
+    assert plan.time_model(tiny_lm, HashEmbedder(), pii, estimate_work(pii, 7), repeats=1).pii_s > 0
 
 
 def test_budget_counts_the_work_of_a_declared_size(no_gpu):

@@ -42,7 +42,7 @@ TESTS = Path(__file__).parent
 WORDS = "fever cough rash flu pain drug dose blood heart lung skin eye ear head arm leg".split()
 DOCS = [f"the patient has {a} and {b} with {c}" for a, b, c in list(itertools.combinations(WORDS, 3))[::23][:24]]
 LONG = "the patient has fever and cough with rash " + "blood " * 300  # 1,842 characters: cut at read time
-STAGES = ["keywords", "keyword histogram", "clustering", "embeddings and outlier removal", "private prediction",
+STAGES = ["reading documents", "keywords", "keyword histogram", "clustering", "embeddings and outlier removal", "private prediction",
           "self-filter", "index"]
 
 
@@ -76,10 +76,19 @@ def test_a_cli_build_shows_its_stages_one_prediction_bar_and_owner_facts(tmp_pat
     for i, name in enumerate(STAGES, start=1):  # every stage, numbered, with its wall time when it ends
         assert f"stage {i} of {len(STAGES)}: {name}: done in " in out, name
     # the keyword bar advances per generation batch (8 prompts), not per 512-document chunk
-    assert "stage 1 of 7: keywords:  33%" in out and "8/24" in out and "16/24" in out
-    # private prediction: one bar (one line of refreshes) across its 4 checkpointed batches, no bar per batch
+    assert "stage 2 of 8: keywords:  33%" in out and "8/24" in out and "16/24" in out
+    # issue 43: the documents cut, said after the reading pass and before the histogram (the first spend)
+    advice = ("owner-only (not DP): 1 of 24 documents are longer than --max-document-tokens 8 and are cut to their "
+              "first 8 tokens. Nothing is spent yet: to let the model read more of each, stop now (Ctrl-C) and raise "
+              "--max-document-tokens")
+    assert out.index("stage 1 of 8: reading documents: done in ") < out.index(advice)
+    assert out.index(advice) < out.index("stage 2 of 8: keywords:") < out.index("stage 3 of 8: keyword histogram")
+    assert "| 24/24 [" in next(line for line in out.split("\n") if "reading documents:" in line)  # its bar, in documents
+    # private prediction: one bar (one line of refreshes) across its 4 checkpointed batches, no bar per batch,
+    # counted in tokens (4 texts x T = 6) and advanced at every decoding step (issue 43)
     lines = [line for line in out.split("\n") if "private prediction (batch" in line]
-    assert len(lines) == 1 and "batch 4 of 4" in lines[0] and "4/4" in lines[0]
+    assert len(lines) == 1 and "batch 4 of 4" in lines[0] and "24/24" in lines[0]
+    assert all(f"| {n}/24 [" in lines[0] for n in range(1, 25)) and "token/s" in lines[0]
     assert "batch x token" not in out
     # owner-only facts on the console: the documents cut (LONG: at read time and by the token cut), total time
     assert ("documents cut (owner-only, not DP): 1 to --max-document-tokens 8 (at read time to "
@@ -171,7 +180,8 @@ def test_an_interrupted_build_names_its_checkpoint_and_resumes(tmp_path, data, t
     assert result.exit_code == 0, result.output
     assert ("resuming: keywords, histogram (4 keywords), outlier removal, 1 of 4 clusters restored from .c.work"
             in result.output)
-    assert "stage 1 of 7: keywords: restored from .c.work" in result.output
+    assert "stage 1 of 7: keywords: restored from .c.work" in result.output  # no reading pass: keywords restored
+    assert "reading documents" not in result.output
     assert "batch 3 of 3" in result.output  # the 3 clusters left, in the same one bar
     assert "total wall time: " in result.output
     log = (out / "build.log").read_text()
@@ -272,3 +282,35 @@ def test_a_document_cut_at_read_time_is_counted_as_cut_after_redaction():
     assert list(redacted)[0].text.startswith("[REDACTED] has fever")
     texts = DocumentTexts(redacted, lambda text: text)  # a cut that changes nothing
     assert list(texts)[1] == "a short note" and texts.changed == 1
+
+
+class _Recorder:
+    """A BuildDisplay stand-in that records its calls."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, name):
+        return lambda *a, **k: self.calls.append((name, *a))
+
+
+@pytest.mark.parametrize("n", [70, 64, 5])
+def test_the_reading_stage_advances_every_32_documents_and_says_the_cut_count(n):
+    """issue 43: the reading pass (the PII pass when redacting) talks: an update every READ_UPDATE documents, the
+    rest at the end; then the cut count with the advice to raise --max-document-tokens (none when nothing is cut)."""
+    from dpsynrag.data.streaming import DocumentTexts
+    from dpsynrag.pipeline.display import READ_UPDATE, read_documents
+
+    assert READ_UPDATE == 32
+    docs = as_documents([(f"a long text {i} " * 5 if i % 3 == 0 else f"short {i}") for i in range(n)])
+    display = _Recorder()
+    cut = read_documents(display, "reading documents", DocumentTexts(docs, lambda t: t[:20]), 4)
+    assert cut == len(range(0, n, 3))
+    assert display.calls[0] == ("start", "reading documents")
+    assert [c for c in display.calls if c[0] == "update"] == [("update", 32)] * (n // 32)
+    assert ("reach", n) in display.calls and display.calls[-1][0] == "say"
+    assert display.calls[-1][1].startswith(f"owner-only (not DP): {cut} of {n} documents are longer than "
+                                           "--max-document-tokens 4")
+    quiet = _Recorder()
+    assert read_documents(quiet, "reading documents", DocumentTexts(docs, lambda t: t), 4) == 0
+    assert [c[0] for c in quiet.calls][-1] == "end"  # nothing cut: no advice

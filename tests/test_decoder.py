@@ -336,6 +336,31 @@ def test_memory_budget_splits_batches_without_changing_results(tiny_lm):
     assert all(len(a.ledger) == 5 for a in accs)
 
 
+@pytest.mark.parametrize("engine", ["shared", "generic"])
+def test_progress_callbacks_advance_every_step_and_every_prefill(tiny_lm_factory, engine):
+    """issue 43: private prediction talks. One on_step call per decoding step of a batch, with the batch's
+    number of texts, so the calls add up to texts x T (every step charged); one on_prefill call per prefill
+    forward of a batch, counting up to its total."""
+    tiny_lm = tiny_lm_factory(engine=engine)
+    p = [prompt(tiny_lm, d) for d in DOCS]
+    clusters = [[p[0], p[1]], [p[1], p[2], p[3]], [p[4]], [p[0], p[4]]]
+    T = 5
+    for budget, batches in ((2.0, [4]), (1e-9, [1, 1, 1, 1])):  # one batch of 4 clusters, or each alone
+        steps, prefills = [], []
+        decoder(tiny_lm, max_new_tokens=T, memory_budget_gb=budget).generate_ids(
+            clusters, [ZCDPAccountant() for _ in clusters], on_step=steps.append,
+            on_prefill=lambda done, total: prefills.append((done, total)))
+        assert steps == [n for n in batches for _ in range(T)] and sum(steps) == len(clusters) * T
+        starts = [i for i, (done, _) in enumerate(prefills) if done == 1]
+        assert len(starts) == len(batches)  # every batch shows its prefill, counted 1..total
+        for i, start in enumerate(starts):
+            end = starts[i + 1] if i + 1 < len(starts) else len(prefills)
+            total = prefills[start][1]
+            assert prefills[start:end] == [(d, total) for d in range(1, total + 1)]
+        if engine == "shared":  # one forward per distinct prompt: all 5 in one batch
+            assert prefills[-1] == (2, 2) if budget < 1 else prefills == [(d, 5) for d in range(1, 6)]
+
+
 # ---------------------------------------------------------------------------------------------
 # EOS and accounting
 # ---------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from dpsynrag.errors import ConfigError, DataError, ModelLoadError
-from dpsynrag.models import LanguageModel, PrivatePredictionDecoder, _defaults
+from dpsynrag.models import LanguageModel, PrivatePredictionDecoder, _defaults, gguf
 from dpsynrag.models.loading import resolve_dtype
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.rng import SeededRandom
@@ -144,10 +144,12 @@ def _save_tiny(folder: Path, tiny_model, tokenizer) -> Path:
     return folder
 
 
-def test_load_folder_roundtrip_and_bad_paths(tmp_path, tiny_model, tiny_lm):
+def test_load_folder_roundtrip_and_bad_paths(tmp_path, tiny_model, tiny_lm, monkeypatch):
+    monkeypatch.setenv("DPSYNRAG_CACHE", str(tmp_path / "cache"))
     folder = _save_tiny(tmp_path / "tiny", tiny_model, tiny_lm.tokenizer)
     lm = LanguageModel.load(folder, device="cpu")
     assert lm.name == str(folder) and lm.vocab_size == VOCAB and lm.model.dtype == torch.float32
+    assert lm.source == folder
     p = tiny_lm.chat_prompt("the patient has fever")
     assert lm.generate_greedy([p], max_new_tokens=4) == tiny_lm.generate_greedy([p], max_new_tokens=4)
     assert LanguageModel.load(str(folder), dtype="bfloat16").model.dtype == torch.bfloat16
@@ -162,7 +164,7 @@ def test_load_folder_roundtrip_and_bad_paths(tmp_path, tiny_model, tiny_lm):
         LanguageModel.load(text)
     fake_gguf = tmp_path / "fake.gguf"
     fake_gguf.write_bytes(b"this is not gguf")
-    with pytest.raises(ModelLoadError, match="could not load"):
+    with pytest.raises(ModelLoadError, match="could not be read as a GGUF causal language model"):
         LanguageModel.load(fake_gguf)
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -230,10 +232,10 @@ def fake_gguf_loading(monkeypatch, tiny_model, tiny_lm):
 
 
 def test_conversion_writes_a_complete_folder_atomically(tmp_path, fake_gguf_loading):
-    gguf = tmp_path / "m.gguf"
-    gguf.write_bytes(b"0" * 10)
+    file = tmp_path / "m.gguf"
+    file.write_bytes(b"0" * 10)
     target = tmp_path / "cache" / "models" / "tiny"
-    assert _defaults.convert_gguf_to_safetensors(gguf, target) == target
+    assert gguf.convert_gguf(file, target) == target
     assert {"config.json", "model.safetensors", "tokenizer.json", "dpsynrag_conversion.json"} <= set(
         os.listdir(target)
     )
@@ -249,7 +251,7 @@ def test_conversion_failure_leaves_no_cache_folder(tmp_path, fake_gguf_loading, 
     monkeypatch.setattr(tiny_lm.tokenizer, "save_pretrained", crash)
     target = tmp_path / "cache" / "tiny"
     with pytest.raises(OSError, match="disk full"):
-        _defaults.convert_gguf_to_safetensors(tmp_path / "m.gguf", target)
+        gguf.convert_gguf(tmp_path / "m.gguf", target)
     assert not target.exists() and os.listdir(target.parent) == []
 
 
@@ -258,7 +260,7 @@ def test_conversion_losing_a_race_keeps_the_winner(tmp_path, fake_gguf_loading):
     target.mkdir(parents=True)
     (target / "winner.txt").write_text("first")
     (tmp_path / "m.gguf").write_bytes(b"0")
-    _defaults.convert_gguf_to_safetensors(tmp_path / "m.gguf", target)
+    gguf.convert_gguf(tmp_path / "m.gguf", target)
     assert os.listdir(target) == ["winner.txt"] and os.listdir(target.parent) == ["tiny"]
 
 
@@ -270,8 +272,108 @@ def test_unreadable_gguf_is_a_model_load_error(tmp_path, monkeypatch):
 
     monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", fail)
     with pytest.raises(ModelLoadError, match="GGUF causal language model"):
-        _defaults.convert_gguf_to_safetensors(tmp_path / "x.gguf", tmp_path / "t")
+        gguf.convert_gguf(tmp_path / "x.gguf", tmp_path / "t")
     assert not (tmp_path / "t").exists()
+
+
+def _sha(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_file_sha256_is_remembered_until_the_file_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPSYNRAG_CACHE", str(tmp_path / "cache"))
+    f = tmp_path / "w.bin"
+    f.write_bytes(b"weights" * 1000)
+    assert gguf.file_sha256(f) == _sha(f)
+    (memo,) = (tmp_path / "cache" / "sha256").iterdir()
+    memo.write_text("f" * 64)  # the remembered digest is used: the file is not read again
+    assert gguf.file_sha256(f) == "f" * 64
+    f.write_bytes(b"other weights")  # changed in place: new size and time, read again
+    os.utime(f, ns=(1, 1))
+    assert gguf.file_sha256(f) == _sha(f)
+
+
+def test_a_gguf_file_is_converted_once_into_a_cache_folder_keyed_by_its_hash(tmp_path, fake_gguf_loading,
+                                                                             monkeypatch):
+    """issue 43: a build from the GGUF file converted it again each time (19.8 s vs 3.5 s from a folder)."""
+    monkeypatch.setenv("DPSYNRAG_CACHE", str(tmp_path / "cache"))
+    file = tmp_path / "mine.gguf"
+    file.write_bytes(b"GGUF" + b"0" * 100)
+    lm = LanguageModel.load(file)
+    folder = tmp_path / "cache" / "models" / f"gguf-{_sha(file)[:16]}-v1"
+    assert lm.name == str(file) and lm.source == file and (folder / "config.json").is_file()
+    converting = [c for c in fake_gguf_loading if c[2] == "mine.gguf"]
+    assert converting == [("tokenizer", str(tmp_path), "mine.gguf"), ("model", str(tmp_path), "mine.gguf")]
+    assert fake_gguf_loading[-1] == ("model", str(folder), None)  # then loaded from the converted folder
+    fake_gguf_loading.clear()
+    copy = tmp_path / "copy.gguf"
+    copy.write_bytes(file.read_bytes())
+    for again in (file, copy):  # the same bytes: the same folder, nothing converted
+        assert LanguageModel.load(again).source == again
+    assert all(c[2] is None and c[1] == str(folder) for c in fake_gguf_loading)
+    file.write_bytes(b"GGUF" + b"1" * 100)  # other contents: converted into a folder of their own
+    os.utime(file, ns=(2, 2))
+    LanguageModel.load(file)
+    assert (tmp_path / "cache" / "models" / f"gguf-{_sha(file)[:16]}-v1").is_dir() and folder.is_dir()
+    assert ("model", str(tmp_path), "mine.gguf") in fake_gguf_loading
+
+
+def test_model_file_hashes_name_weights_tokenizer_and_config(tmp_path, tiny_model, tiny_lm, monkeypatch):
+    monkeypatch.setenv("DPSYNRAG_CACHE", str(tmp_path / "cache"))
+    folder = _save_tiny(tmp_path / "tiny", tiny_model, tiny_lm.tokenizer)
+    (folder / "README.md").write_text("not a model file")
+    hashes = gguf.model_file_hashes(folder)
+    assert {"config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"} <= set(hashes)
+    assert "README.md" not in hashes and list(hashes) == sorted(hashes)
+    assert all(digest == _sha(folder / name) for name, digest in hashes.items())
+    single = tmp_path / "m.gguf"
+    single.write_bytes(b"GGUF")
+    assert gguf.model_file_hashes(single) == {"m.gguf": _sha(single)}
+
+
+def test_models_convert_command(tmp_path, fake_gguf_loading, monkeypatch):
+    from typer.testing import CliRunner
+
+    from dpsynrag.cli import app
+
+    monkeypatch.setenv("DPSYNRAG_CACHE", str(tmp_path / "cache"))
+    file = tmp_path / "mine.gguf"
+    file.write_bytes(b"GGUF" + b"0" * 100)
+    out = tmp_path / "my-model"
+    result = CliRunner().invoke(app, ["models", "convert", str(file), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert f"SHA-256 {_sha(file)}" in said and f"use it with --model {out}" in said
+    assert f"{_sha(out / 'model.safetensors')} model.safetensors" in said  # as sha256sum prints it
+    assert LanguageModel.load(out).source == out
+    again = CliRunner().invoke(app, ["models", "convert", str(file), "--out", str(out)])
+    assert again.exit_code == 2 and "exists" in again.output
+    text = tmp_path / "notes.txt"
+    text.write_text("x")
+    bad = CliRunner().invoke(app, ["models", "convert", str(text), "--out", str(tmp_path / "other")])
+    assert bad.exit_code == 2 and "not a GGUF file" in bad.output and not (tmp_path / "other").exists()
+
+
+def test_the_manifest_records_the_models_file_hashes(tmp_path, tiny_model, tiny_lm, monkeypatch):
+    """issue 43: the manifest named the model by path only, with no hash of its weights."""
+    from fakes import HashEmbedder
+
+    from dpsynrag.pipeline.build import build_corpus
+    from dpsynrag.pipeline.config import BuildConfig
+
+    monkeypatch.setenv("DPSYNRAG_CACHE", str(tmp_path / "cache"))
+    folder = _save_tiny(tmp_path / "tiny", tiny_model, tiny_lm.tokenizer)
+    tiny_lm.source = folder
+    docs = [f"the patient has fever and cough number {i}" for i in range(12)]
+    config = BuildConfig(epsilon=10.0, delta=1e-3, K=2, R=2, L=1, k=3, T=3, extractor="rarity", self_filter=False,
+                         seed=1, vocabulary_size=2000)
+    corpus = build_corpus(docs, tmp_path / "c", config, lm=tiny_lm, embedder=HashEmbedder())
+    model = corpus.manifest["model"]
+    assert model["sha256"] == gguf.model_file_hashes(folder)
+    assert model["sha256"]["model.safetensors"] == _sha(folder / "model.safetensors")
+    assert "sha256" not in corpus.manifest["embedder"]  # an embedder built in memory: no files to name
 
 
 def test_cache_root_follows_the_environment(monkeypatch, tmp_path):

@@ -3,7 +3,7 @@
 Commands: ``build``, ``budget`` (:mod:`dpsynrag.commands.build`: method options from the registry),
 ``query`` (:mod:`dpsynrag.commands.query`), ``report``, ``demo``, ``eval`` (:mod:`dpsynrag.commands.eval`),
 ``audit``, ``ledger``, ``serve``, ``export``, ``redact`` (:mod:`dpsynrag.commands.redact`), ``leakage``
-(:mod:`dpsynrag.commands.leakage`).
+(:mod:`dpsynrag.commands.leakage`), ``models convert`` (:mod:`dpsynrag.commands.models`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from dpsynrag.commands.eval import eval_command  # noqa: E402
 from dpsynrag.commands.export import export_command  # noqa: E402
 from dpsynrag.commands.leakage import leakage_command  # noqa: E402
 from dpsynrag.commands.ledger import ledger_app  # noqa: E402
+from dpsynrag.commands.models import models_app  # noqa: E402
 from dpsynrag.commands.query import query_command  # noqa: E402
 from dpsynrag.commands.redact import redact_command  # noqa: E402
 from dpsynrag.commands.report import report_command  # noqa: E402
@@ -122,6 +123,7 @@ app.command("serve")(serve_command)
 app.command("export")(export_command)
 app.command("redact")(redact_command)
 app.command("leakage")(leakage_command)
+app.add_typer(models_app, name="models")  # `dpsynrag models convert FILE.gguf --out DIR` (issue 43)
 
 
 if __name__ == "__main__":  # pragma: no cover

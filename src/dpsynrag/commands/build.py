@@ -140,7 +140,7 @@ def _estimate(config, method: Method, expected: int | None, *, filter_prompt: st
     err_console.print(f"timing the model at the build's shapes: prompts of {config.max_document_tokens}-token documents, "
                       f"decode steps of {work.step_rows} rows (public filler, no data read) ...")
     timing = time_model(lm, embedder, config, work, load_s=load_s)
-    console.print(work_table(work, timing))
+    console.print(work_table(work, timing, config))
     console.print(timing_note(timing))
     seconds = estimate_seconds(work, timing)
     if not dry_run and seconds > SLOW_BUILD_S:
@@ -168,7 +168,7 @@ def _owner_summary(audit: Path, seconds: float) -> None:
     documents were cut (from the owner record ``audit``) and the build's total wall time."""
     import json
 
-    from dpsynrag.pipeline.run import format_seconds, truncation_summary
+    from dpsynrag.pipeline.display import format_seconds, truncation_summary
 
     try:
         line = truncation_summary(json.loads(audit.read_text(encoding="utf-8")).get("truncation", []))
@@ -452,7 +452,7 @@ class BudgetCommand(RegistryCommand):
         if work is not None:
             from dpsynrag.commands.plan import work_table
 
-            console.print(work_table(work))
+            console.print(work_table(work, config=config))
             console.print("time: `dpsynrag build ... --dry-run --expected-documents N` times the model on this machine.")
         elif values["expected_documents"] is not None:
             console.print(f"work: estimated for --method dp-synrag only, not {method.name}.")

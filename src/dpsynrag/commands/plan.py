@@ -101,18 +101,23 @@ class Work:
     per cluster (§2d) and the filters (§2e).
 
     Counts are estimates where they depend on the data: the outlier removal targets ``k`` members per
-    cluster, so the member rows of private prediction are about min(R·k, N·L) (at most N·L, each document
+    cluster, so the member rows of private prediction are about min(C·k, N·L) (at most N·L, each document
     joins at most L clusters; L is :attr:`~dpsynrag.pipeline.config.BuildConfig.L_effective`).
 
     Attributes:
         expected_documents: N, declared by the user (``--expected-documents``).
-        texts: synthetic texts written (R, or R·max_groups with member groups).
+        clusters: C, the clusters the plan allows: R over the public vocabulary (its histogram releases the
+            top R); with the open vocabulary at most min(R, ⌊N·K / τ⌋), τ the histogram's release threshold
+            (N documents cast at most N·K votes, and a keyword is released when its noisy count exceeds τ;
+            keywords below τ are seldom released, so this is an estimate).
+        texts: synthetic texts written (C, or C·max_groups with member groups).
+        pii_documents: documents through the automatic PII pass (``redact_pii``; N, else 0).
         keyword_prefills: prompt forwards of LLM keyword extraction (N; 0 with the rarity extractor).
         keyword_decode_forwards: decode forwards of keyword extraction, at most
             6K · ceil(N / rows per forward).
         embeddings: embedder forwards: one per document for the outlier removal (N; 0 without it) and
             one per text for the corpus index.
-        member_rows: about min(R·k, N·L) (N·L without outlier removal).
+        member_rows: about min(C·k, N·L) (N·L without outlier removal).
         member_rows_max: N·L.
         public_rows: rows of the public prompt (one per text with a public-prompt decoding, else 0).
         member_token_evaluations: member_rows · T, next-token logits of members that are clipped and summed.
@@ -126,7 +131,9 @@ class Work:
     """
 
     expected_documents: int
+    clusters: int
     texts: int
+    pii_documents: int
     keyword_prefills: int
     keyword_decode_forwards: int
     embeddings: int
@@ -174,14 +181,17 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
 
     n = check_int("--expected-documents", expected_documents)
     device = torch.device("cpu") if device is None else torch.device(device)
-    texts = config.R * (config.max_groups if config.group_size is not None else 1)
+    clusters = config.R
+    if config.open_vocabulary:  # at most N·K votes, a keyword released above the threshold
+        clusters = max(1, min(config.R, math.floor(n * config.K / config.calibrate().hist_threshold)))
+    texts = clusters * (config.max_groups if config.group_size is not None else 1)
     kw_rows = default_step_rows(device)
     if config.batch_size is not None:  # generate_greedy: batches of batch_size, forwards of min(batch_size, default)
         kw_rows = min(config.batch_size, kw_rows)
     llm = config.extractor == "llm"
     keyword_decode = KEYWORD_TOKENS_PER_K * config.K * math.ceil(n / kw_rows) if llm else 0
     most = n * config.L_effective
-    members = min(config.R * config.k, most) if config.outlier_removal else most
+    members = min(clusters * config.k, most) if config.outlier_removal else most
     public = texts if config.uses_public_prompt else 0
     step_rows = default_step_rows(device, expected_rows=config.R * config.k)
     batches = min(config.prediction_checkpoints, texts)
@@ -197,7 +207,8 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
     filters = texts * (int(config.self_filter if self_filter is None else self_filter)
                        + int(config.fluency_threshold is not None))
     return Work(
-        expected_documents=n, texts=texts, keyword_prefills=n if llm else 0, keyword_decode_forwards=keyword_decode,
+        expected_documents=n, clusters=clusters, texts=texts, pii_documents=n if config.redact_pii else 0,
+        keyword_prefills=n if llm else 0, keyword_decode_forwards=keyword_decode,
         embeddings=(n if config.outlier_removal else 0) + texts, member_rows=members, member_rows_max=most,
         public_rows=public, member_token_evaluations=prediction_members * config.T_effective,
         prediction_prefills=min(n, prediction_members) + public_prefills, prediction_decode_forwards=decode,
@@ -215,6 +226,7 @@ class Timing:
         keyword_step_s: one keyword-extraction decode forward (``keyword_step_rows`` rows).
         embed_s: one embedder forward of that document (0 without an embedder).
         load_s: loading the models (measured by the caller; not part of the estimate).
+        pii_s: the automatic PII pass over that document (0 without ``redact_pii``).
     """
 
     prefill_s: float
@@ -222,6 +234,7 @@ class Timing:
     keyword_step_s: float
     embed_s: float
     load_s: float = 0.0
+    pii_s: float = 0.0
 
 
 def _step_seconds(lm, ids, prefix, *, rows: int, rows_per_group: int, repeats: int) -> float:
@@ -273,14 +286,39 @@ def time_model(lm, embedder, config, work: Work, *, repeats: int = 3, load_s: fl
         t = time.perf_counter()
         embedder.encode([filler])
         embed = time.perf_counter() - t
-    return Timing(prefill_s=prefill, step_s=step, keyword_step_s=keyword_step, embed_s=embed, load_s=load_s)
+    pii = 0.0
+    if work.pii_documents:
+        pii = _pii_seconds(config, lm.tokenizer.decode(lm.encode(filler), skip_special_tokens=True), repeats)
+    return Timing(prefill_s=prefill, step_s=step, keyword_step_s=keyword_step, embed_s=embed, load_s=load_s,
+                  pii_s=pii)
+
+
+PII_FILLER = "Dear support team, my card was declined at the shop on Monday and the app shows an error. "
+"""Public filler for timing the PII pass: the words of a customer message, no identifier."""
+
+
+def _pii_seconds(config, filler: str, repeats: int) -> float:
+    """Mean seconds of the build's PII pass (:class:`~dpsynrag.data.pii.PIIRedactor` with its entities,
+    allow list and model) over public text as long as ``filler``, after one untimed warm-up."""
+    from dpsynrag.data.pii import PIIRedactor
+
+    redactor = PIIRedactor(config.identifier_placeholder, entities=config.pii_entities, allow=config.pii_allow,
+                           model=config.pii_model)
+    text = (PII_FILLER * (len(filler) // len(PII_FILLER) + 1))[: max(len(filler), len(PII_FILLER))]
+    redactor.find(text)
+    t = time.perf_counter()
+    for _ in range(repeats):
+        redactor.find(text)
+    return (time.perf_counter() - t) / repeats
 
 
 def estimate_seconds(work: Work, timing: Timing) -> float:
     """Estimated wall time (s) of the build's model work: prefills × prefill_s + decode forwards ×
-    their step time + embeddings × embed_s (model loading and file reading not included)."""
+    their step time + embeddings × embed_s + PII-pass documents × pii_s (model loading and file reading not
+    included)."""
     return (work.prefills * timing.prefill_s + work.prediction_decode_forwards * timing.step_s
-            + work.keyword_decode_forwards * timing.keyword_step_s + work.embeddings * timing.embed_s)
+            + work.keyword_decode_forwards * timing.keyword_step_s + work.embeddings * timing.embed_s
+            + work.pii_documents * timing.pii_s)
 
 
 def minutes(seconds: float) -> str:
@@ -292,30 +330,43 @@ def minutes(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def work_table(work: Work, timing: Timing | None = None):
-    """A rich table of the work (and, with ``timing``, the time of each part)."""
+def work_table(work: Work, timing: Timing | None = None, config=None):
+    """A rich table of the work of the stages that run (and, with ``timing``, the time of each): the PII
+    pass when on, keyword extraction (no model work with the rarity extractor), embeddings, private
+    prediction (or the phrase release, with no model work) of the :attr:`Work.clusters` the plan allows,
+    and the filters when on. ``config``: the build's, for the names of the extractor and the synthesis."""
     from rich.table import Table
 
+    t = timing or Timing(prefill_s=0.0, step_s=0.0, keyword_step_s=0.0, embed_s=0.0)
     table = Table(title=f"Work for {work.expected_documents} documents (declared; estimates)")
     table.add_column("stage")
     table.add_column("model work")
     if timing is not None:
         table.add_column("estimated time", justify="right")
-    rows = [
-        ("keyword extraction", f"{work.keyword_prefills} prefills + {work.keyword_decode_forwards} decode forwards "
-                               f"of {work.keyword_step_rows} rows",
-         work.keyword_prefills * (timing.prefill_s if timing else 0)
-         + work.keyword_decode_forwards * (timing.keyword_step_s if timing else 0)),
-        ("embeddings", f"{work.embeddings} embedder forwards", work.embeddings * (timing.embed_s if timing else 0)),
-        ("private prediction", f"{work.member_rows} member rows (at most {work.member_rows_max}) + "
-                               f"{work.public_rows} public rows; {work.member_token_evaluations} member-token "
-                               f"evaluations; {work.prediction_prefills} prefills + "
-                               f"{work.prediction_decode_forwards} decode forwards of {work.step_rows} rows",
-         work.prediction_prefills * (timing.prefill_s if timing else 0)
-         + work.prediction_decode_forwards * (timing.step_s if timing else 0)),
-        ("filters", f"{work.filter_forwards} forwards for {work.texts} texts",
-         work.filter_forwards * (timing.prefill_s if timing else 0)),
-    ]
+    rows = []
+    if work.pii_documents:
+        rows.append(("PII pass", f"{work.pii_documents} documents through the automatic PII pass",
+                     work.pii_documents * t.pii_s))
+    extractor = getattr(config, "extractor", None)
+    if work.keyword_prefills or work.keyword_decode_forwards or extractor in (None, "llm"):
+        rows.append(("keyword extraction", f"{work.keyword_prefills} prefills + {work.keyword_decode_forwards} "
+                     f"decode forwards of {work.keyword_step_rows} rows",
+                     work.keyword_prefills * t.prefill_s + work.keyword_decode_forwards * t.keyword_step_s))
+    else:
+        rows.append(("keyword extraction", f"{extractor} extractor: no model work", 0.0))
+    rows.append(("embeddings", f"{work.embeddings} embedder forwards", work.embeddings * t.embed_s))
+    clusters = f"{work.clusters} clusters (the most the plan allows), {work.texts} texts"
+    if getattr(config, "synthesis", "prediction") == "phrases":
+        rows.append(("phrase release", f"{clusters}: no model work", 0.0))
+    else:
+        rows.append(("private prediction", f"{clusters}; {work.member_rows} member rows (at most "
+                     f"{work.member_rows_max}) + {work.public_rows} public rows; {work.member_token_evaluations} "
+                     f"member-token evaluations; {work.prediction_prefills} prefills + "
+                     f"{work.prediction_decode_forwards} decode forwards of {work.step_rows} rows",
+                     work.prediction_prefills * t.prefill_s + work.prediction_decode_forwards * t.step_s))
+    if work.filter_forwards:
+        rows.append(("filters", f"{work.filter_forwards} forwards for {work.texts} texts",
+                     work.filter_forwards * t.prefill_s))
     for stage, what, seconds in rows:
         table.add_row(stage, what, *([minutes(seconds)] if timing is not None else []))
     if timing is not None:
@@ -327,8 +378,10 @@ def work_table(work: Work, timing: Timing | None = None):
 def timing_note(timing: Timing) -> str:
     """How the estimate was made (one line)."""
     return (f"estimated from a timing on this machine: one prompt forward {timing.prefill_s * 1e3:.0f} ms, "
-            f"one decode forward {timing.step_s * 1e3:.0f} ms, one embedding {timing.embed_s * 1e3:.0f} ms "
-            f"(public filler text at the build's shapes; model loading {timing.load_s:.0f} s, not included). "
-            "Counted at the plan's R clusters, the full --max-document-tokens and every decode step: a "
-            "histogram that releases fewer keywords, shorter documents and texts that end early make the "
-            "build faster; other work on the machine makes it slower.")
+            f"one decode forward {timing.step_s * 1e3:.0f} ms, one embedding {timing.embed_s * 1e3:.0f} ms"
+            + (f", the PII pass over one document {timing.pii_s * 1e3:.0f} ms" if timing.pii_s else "")
+            + f" (public filler text at the build's shapes; model loading {timing.load_s:.0f} s, not included). "
+            "Counted at the most clusters the plan allows, the full --max-document-tokens and every decode step: "
+            "a histogram that releases fewer keywords, shorter documents and texts that end early make the "
+            "build faster; other work on the machine makes it slower. The private-prediction bar's time left "
+            "counts the clusters released.")

@@ -44,6 +44,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from dpsynrag.privacy.report import PrivacyReport
 
 
+def model_fingerprint(model) -> dict:
+    """``{"sha256": {file name: hex SHA-256}}`` of the files ``model`` was loaded from (its ``source``:
+    :func:`~dpsynrag.models.gguf.model_file_hashes`), for the manifest; ``{}`` when its source is unknown
+    (a model built in memory, a hub id not in the local cache)."""
+    from dpsynrag.models.gguf import model_file_hashes
+
+    source = getattr(model, "source", None)
+    return {"sha256": model_file_hashes(source)} if isinstance(source, (str, os.PathLike)) else {}
+
+
 class CorpusWriter:
     """Writes a corpus folder atomically (used by every corpus-building method).
 
@@ -305,7 +315,8 @@ class CorpusWriter:
             config: the method's pydantic config (fields ``epsilon``, ``delta``, ``conversion``, ``model``,
                 ``embedder``, ``max_document_tokens``).
             report: the build's privacy report.
-            lm, embedder: the models used (their names go in the manifest).
+            lm, embedder: the models used (their names go in the manifest, and with a known ``source`` the
+                SHA-256 of their weight, tokenizer and config files: :func:`model_fingerprint`).
             documents: the private input (only its owner-only fingerprint is recorded).
             secure: whether the randomness was cryptographically secure (False: the manifest is marked
                 ``not_for_release``).
@@ -337,8 +348,8 @@ class CorpusWriter:
         manifest = {
             "method": method,
             "config": config.model_dump(),
-            "model": {"spec": config.model, "name": lm.name},
-            "embedder": {"spec": config.embedder},
+            "model": {"spec": config.model, "name": lm.name, **model_fingerprint(lm)},
+            "embedder": {"spec": config.embedder, **model_fingerprint(embedder)},
             **fields,
             "max_document_tokens": config.max_document_tokens,
             "truncation": [

@@ -36,7 +36,7 @@ a member's logits: the engine is batch-invariant.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -210,6 +210,8 @@ class PrivatePredictionDecoder:
         progress: bool = False,
         streams: Sequence[RandomSource] | None = None,
         public_prompts: Sequence[str] | None = None,
+        on_step: Callable[[int], object] | None = None,
+        on_prefill: Callable[[int, int], object] | None = None,
     ) -> list[list[int]]:
         """One synthetic text per cluster (METHOD.md §2d), as token ids (:meth:`generate` decodes them).
 
@@ -231,6 +233,12 @@ class PrivatePredictionDecoder:
                 cluster's *released* keyword). Public values only: it must not be derived from any
                 document, only from public constants and released outputs. Needs a variant that
                 uses a public prompt. None: the decoder's ``public_prompt`` for every cluster.
+            on_step: called after every decoding step of a batch of clusters with the number of texts
+                in that batch (each advanced by one of its at most :attr:`steps` tokens): a progress
+                display counting tokens, ``len(clusters) · steps`` in all when no text ends early (a
+                batch whose texts all ended stops calling it).
+            on_prefill: called as ``on_prefill(done, total)`` after each prompt forward of a batch's
+                prefill (:class:`~dpsynrag.models.engine.RowBatch`), before its first step.
 
         Returns:
             ``len(clusters)`` lists of sampled token ids, up to the first EOS (excluded).
@@ -256,9 +264,15 @@ class PrivatePredictionDecoder:
         bar = _progress_bar(len(plan) * self.steps, progress, "private prediction (batch x token)")
         try:
             for batch in plan:
+                def step(n=len(batch)):
+                    if bar is not None:
+                        bar.update(1)
+                    if on_step is not None:
+                        on_step(n)
+
                 toks = self._decode_batch(prompts, [members[r] for r in batch], [public_of[r] for r in batch],
-                                          [accountants[r] for r in batch], bar,
-                                          None if streams is None else [streams[r] for r in batch])
+                                          [accountants[r] for r in batch], step,
+                                          None if streams is None else [streams[r] for r in batch], on_prefill)
                 for r, t in zip(batch, toks):
                     out[r] = t
         finally:
@@ -434,15 +448,16 @@ class PrivatePredictionDecoder:
             return base
         return SparseVectorSelector(base, max_paid=self.svt_max_paid, run=self.svt_run)
 
-    def _decode_batch(self, prompts, members, public_of, accountants, bar=None, streams=None) -> list[list[int]]:
+    def _decode_batch(self, prompts, members, public_of, accountants, on_step=None, streams=None,
+                      on_prefill=None) -> list[list[int]]:
         T = self.steps
         row_prompt, row_cluster, row_public, row_weight = self._rows(members, public_of)
         batch = None
         if row_prompt:
             used, src = self._distinct(prompts, row_prompt)
             batch = RowBatch(self.lm.runner, used, src, max_new_tokens=T - 1, public_prefix=self.prompt_prefix,
-                             rows_per_group=self.rows_per_group, step_rows=self.step_rows)
+                             rows_per_group=self.rows_per_group, step_rows=self.step_rows, on_prefill=on_prefill)
         return decode(
             batch, RowLayout.build(row_cluster, row_public, len(members), row_weight), self._selector(accountants, streams),
-            steps=T, eos=self.lm.eos_token_ids, on_step=None if bar is None else (lambda: bar.update(1)),
+            steps=T, eos=self.lm.eos_token_ids, on_step=on_step,
         )

@@ -61,7 +61,7 @@ Three engines (``ModelRunner.mode``):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 
@@ -156,6 +156,8 @@ class RowBatch:
         step_rows: rows of every decode forward (a public constant; None: :func:`default_step_rows`).
         rows_per_group: query slots per stored prompt in the shared engine (a public constant;
             1 when every prompt has one row, e.g. greedy decoding of distinct prompts).
+        on_prefill: called as ``on_prefill(done, total)`` after each prefill forward (one per distinct
+            prompt; one per tile in the generic engine): a progress display of the prefill.
 
     Attributes:
         rows: the number of rows.
@@ -173,6 +175,7 @@ class RowBatch:
         public_prefix: Sequence[int] | None = None,
         step_rows: int | None = None,
         rows_per_group: int = GROUP_ROWS,
+        on_prefill: Callable[[int, int], object] | None = None,
     ):
         self.runner = runner
         self.rows = len(row_prompt)
@@ -186,7 +189,7 @@ class RowBatch:
         prompts = [tuple(int(t) for t in p) for p in prompts]
         src = [int(p) for p in row_prompt]
         if self.mode == "generic":
-            self._init_generic(prompts, src)
+            self._init_generic(prompts, src, on_prefill)
             return
         prefix = None
         if public_prefix:
@@ -197,12 +200,15 @@ class RowBatch:
         if self.capacity_new > 0:
             copy_kv = (self._plan_shared if self.mode == "shared" else self._plan_tiles)(prompts, src)
         first = None
-        for p in sorted(set(src)):
+        distinct = sorted(set(src))
+        for done, p in enumerate(distinct, start=1):
             logits, kv = self._prefill_one(prompts[p], prefix)
             first = logits.new_empty((len(prompts), logits.shape[-1])) if first is None else first
             first[p] = logits[0]
             if copy_kv is not None:
                 copy_kv(p, kv)
+            if on_prefill is not None:
+                on_prefill(done, len(distinct))
         if copy_kv is not None and self.mode == "shared":
             self._layout()
         self.first_logits = first.index_select(0, torch.as_tensor(src, device=first.device)).float()
@@ -377,14 +383,15 @@ class RowBatch:
 
         return copy_kv
 
-    def _init_generic(self, prompts, src) -> None:
+    def _init_generic(self, prompts, src, on_prefill=None) -> None:
         """Generic engine: each tile prefilled as one ``[step_rows, width]`` forward into a
         ``DynamicCache`` (left padding; a dummy slot holds one token)."""
         dev, R = self.runner.device, self.step_rows
         self._tiles = []
         self._where = [(0, 0)] * self.rows
         first = None
-        for t, (w, rows) in enumerate(self._tiles_of(prompts, src)):
+        tiles = self._tiles_of(prompts, src)
+        for t, (w, rows) in enumerate(tiles):
             ids = torch.zeros((R, w), dtype=torch.long)
             mask = torch.zeros((R, w), dtype=torch.long)
             pos = torch.zeros((R, w), dtype=torch.long)
@@ -403,6 +410,8 @@ class RowBatch:
             first = logits.new_empty((self.rows, logits.shape[-1])) if first is None else first
             first[torch.as_tensor(rows, device=dev)] = logits[: len(rows)]
             self._tiles.append(_Tile(w, slot_row, mask.to(dev), pos[:, -1].to(dev) + 1, w, cache=cache))
+            if on_prefill is not None:
+                on_prefill(t + 1, len(tiles))
         self.first_logits = first.float()
 
     def _step_tiles(self, tokens: torch.Tensor) -> torch.Tensor:

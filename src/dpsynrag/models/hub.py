@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 
 from dpsynrag.errors import ModelLoadError
 
-__all__ = ["PROBE_TIMEOUT_S", "hub_offline", "hub_reachable", "in_hub_cache", "local_files_only"]
+__all__ = ["PROBE_TIMEOUT_S", "hub_folder", "hub_offline", "hub_reachable", "in_hub_cache", "local_files_only"]
 
 PROBE_TIMEOUT_S = 3.0
 """Seconds the one connection attempt to the hub may take before the hub counts as unreachable."""
@@ -74,6 +74,18 @@ def in_hub_cache(repo_id: str) -> bool:
     """Whether the local Hugging Face cache holds a downloaded revision of model ``repo_id``."""
     snapshots = _cache_dir() / ("models--" + repo_id.replace("/", "--")) / "snapshots"
     return snapshots.is_dir() and any(snapshots.iterdir())
+
+
+def hub_folder(repo_id: str) -> Path | None:
+    """The local snapshot folder of ``repo_id``'s cached ``main`` revision (what a load of the hub id read;
+    its files are fingerprinted in the manifest), or None when the cache does not hold it. Never uses the
+    network."""
+    try:
+        from huggingface_hub import snapshot_download
+
+        return Path(snapshot_download(repo_id, local_files_only=True))
+    except Exception:  # noqa: BLE001 - not cached, or an id the cache cannot resolve: no fingerprint
+        return None
 
 
 def local_files_only(repo_id: str, *, what: str, flag: str) -> bool:

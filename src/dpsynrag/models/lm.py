@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -52,6 +53,9 @@ class LanguageModel:
         vocab_size: the tokenizer's vocabulary size (``len(tokenizer)``); logit columns at or beyond
             it are padding rows of the output layer and are never used.
         eos_token_ids: token ids that end a text (tokenizer and generation-config EOS ids).
+        source: the local file or folder the model was loaded from (a GGUF file, not its converted folder;
+            a hub id's cached snapshot), whose files the manifest fingerprints
+            (:func:`~dpsynrag.models.gguf.model_file_hashes`); None when unknown (a model built in memory).
 
     Raises:
         ModelLoadError: if the tokenizer's vocabulary does not fit the model's output layer.
@@ -67,6 +71,7 @@ class LanguageModel:
             model.set_attn_implementation("sdpa")
         self.tokenizer = tokenizer
         self.name = str(name)
+        self.source: Path | None = None  # set by load()
         try:
             self.device = next(model.parameters()).device
         except StopIteration:  # pragma: no cover - a model without parameters

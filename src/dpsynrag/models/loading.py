@@ -100,27 +100,57 @@ def load_language_model(build, model: str | os.PathLike | None, *, device: str |
                     f"`model` {str(path)!r} is a file but not a GGUF file (*.gguf); pass a model folder "
                     "(with config.json), a .gguf file or a hub id."
                 )
-            return _from_pretrained(build, str(path.parent), dev, dt, name=str(path), gguf_file=path.name)
+            return _with_source(_load_gguf(build, path, dev, dt), path)
         if not any((path / f).is_file() for f in _MODEL_FILES):
             raise ModelLoadError(
                 f"`model` folder {str(path)!r} is not a transformers model folder (no config.json)."
             )
-        return _from_pretrained(build, str(path), dev, dt, name=str(path))
+        return _with_source(_from_pretrained(build, str(path), dev, dt, name=str(path)), path)
     if not isinstance(model, str) or not model.strip():
         raise ModelLoadError(f"`model` must be a hub id, a path or None. Found {model!r}.")
-    from dpsynrag.models.hub import local_files_only
+    from dpsynrag.models.hub import hub_folder, local_files_only
 
     offline = local_files_only(model, what="language model", flag="--model")  # fails at once if it cannot load
-    return _from_pretrained(build, model, dev, dt, name=model, local_files_only=offline)
+    return _with_source(_from_pretrained(build, model, dev, dt, name=model, local_files_only=offline), hub_folder(model))
+
+
+def _with_source(lm, source: Path | None):
+    """``lm`` with :attr:`~dpsynrag.models.lm.LanguageModel.source`: the file or folder it was loaded from."""
+    lm.source = source
+    return lm
+
+
+def _load_gguf(build, path: Path, device: torch.device, dtype: torch.dtype):
+    """A GGUF file's model from its converted folder in the cache (:func:`~dpsynrag.models.gguf.cached_conversion`:
+    converted at the first load only); a damaged cache folder is converted again."""
+    from dpsynrag.models.gguf import cached_conversion
+
+    start = time.perf_counter()
+    folder, converted = cached_conversion(path)
+    if converted:
+        logger.info("converted %s once into %s in %.1f s", path, folder, time.perf_counter() - start)
+    try:
+        return _from_pretrained(build, str(folder), device, dtype, name=str(path))
+    except ModelLoadError:
+        if converted:
+            raise
+        _discard(folder)
+        folder, _ = cached_conversion(path)
+        return _from_pretrained(build, str(folder), device, dtype, name=str(path))
+
+
+def _discard(folder: Path) -> None:
+    """Move a damaged cache folder away (atomically) and delete it."""
+    broken = folder.with_name(folder.name + f".broken-{os.getpid()}")
+    os.rename(folder, broken)
+    shutil.rmtree(broken, ignore_errors=True)
 
 
 def _from_pretrained(build, source: str, device: torch.device, dtype: torch.dtype, *, name: str,
-                     gguf_file: str | None = None, local_files_only: bool = False):
+                     local_files_only: bool = False):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    extra = {"gguf_file": gguf_file} if gguf_file else {}
-    if local_files_only:
-        extra["local_files_only"] = True
+    extra = {"local_files_only": True} if local_files_only else {}
     # On an accelerator, load the weights straight onto it (no full copy in host memory).
     placement = {"device_map": {"": str(device)}} if device.type != "cpu" else {}
     try:
@@ -135,20 +165,19 @@ def _from_pretrained(build, source: str, device: torch.device, dtype: torch.dtyp
 
 
 def _load_default(build, device: torch.device, dtype: torch.dtype):
+    from dpsynrag.models.gguf import convert_gguf
+
     target = _defaults.smollm2_cache_dir()
     name = _defaults.smollm2_name()
     if not target.is_dir():
         start = time.perf_counter()
         logger.info("converting the offline default model once into %s", target)
-        _defaults.convert_gguf_to_safetensors(_defaults.smollm2_gguf_path(), target)
+        convert_gguf(_defaults.smollm2_gguf_path(), target)
         logger.info("converted in %.1f s", time.perf_counter() - start)
     try:
         lm = _from_pretrained(build, str(target), device, dtype, name=name)
     except ModelLoadError:
-        # A damaged cache folder (e.g. edited by hand): move it away and convert again.
-        broken = target.with_name(target.name + f".broken-{os.getpid()}")
-        os.rename(target, broken)
-        shutil.rmtree(broken, ignore_errors=True)
-        _defaults.convert_gguf_to_safetensors(_defaults.smollm2_gguf_path(), target)
+        _discard(target)  # a damaged cache folder (e.g. edited by hand): convert again
+        convert_gguf(_defaults.smollm2_gguf_path(), target)
         lm = _from_pretrained(build, str(target), device, dtype, name=name)
-    return lm
+    return _with_source(lm, _defaults.smollm2_gguf_path())

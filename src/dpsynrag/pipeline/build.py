@@ -59,6 +59,7 @@ from dpsynrag.pipeline.clustering import (
 )
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.pipeline.context import check_context
+from dpsynrag.pipeline.display import read_documents
 from dpsynrag.data.words import excluded_words, keyword_view
 from dpsynrag.pipeline.keywords import extract_keyword_sets, make_extractor, unit_keyword_sets
 from dpsynrag.pipeline.prompts import (
@@ -163,7 +164,9 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     sampling = run.stream("private-prediction")
     checkpoint.open(documents, config)  # under the writer's lock; a resumed build was recorded already:
     display = run.display  # the owner's console (stderr): stages, counts, times; never build.log
-    display.plan(["keywords", "keyword histogram", "clustering",
+    reading = "reading documents (PII pass)" if config.redact_pii else "reading documents"
+    display.plan([*([reading] if display.enabled and not checkpoint.resume_message else []),
+                  "keywords", "keyword histogram", "clustering",
                   *(["embeddings and outlier removal"] if config.outlier_removal else []),
                   "phrase release" if config.synthesis == "phrases" else "private prediction",
                   *([run.filter_stage] if run.filter_stage else []), "index"])
@@ -183,6 +186,8 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     texts = DocumentTexts(documents, lambda text: lm.truncate(text, config.max_document_tokens))
     doc_keywords = checkpoint.restore_keywords()
     if doc_keywords is None:
+        if display.enabled:  # the owner sees the PII pass and how many documents are cut, before any spend
+            read_documents(display, reading, texts, config.max_document_tokens)
         display.start("keywords", total=len(texts), unit="doc")
         extractor = make_extractor(
             config.extractor, lm=lm, K=config.K, batch_size=config.batch_size, language=config.language
@@ -423,18 +428,23 @@ def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: Docume
         """Token ids of clusters ``rs`` (own streams, batch-invariant engine: any split, the same ids)."""
         prompts_r, branches_r, streams_r = ([x[r] for r in rs] for x in (cluster_prompts, unit_accountants, streams))
         if ray is None:
-            return decoder.generate_ids(prompts_r, branches_r, streams=streams_r,  # the stage's one bar
-                                        public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs])
+            return decoder.generate_ids(prompts_r, branches_r, streams=streams_r,  # the stage's one bar, per token
+                                        public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs],
+                                        on_step=display.update, on_prefill=prefill_note)
         from dpsynrag.pipeline.distributed import ray_generate_ids
 
         return ray_generate_ids(ray, config.model, (lm.name, lm.vocab_size), decoder_args, prompts_r,
                                 branches_r, streams_r, progress=progress,
                                 public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs])
 
-    # checkpointed after each batch of clusters; the finished clusters of an interrupted build are read back
-    display.start("private prediction", total=len(cluster_prompts), unit="text")
+    def prefill_note(done: int, total: int) -> None:  # the bar shows the prefill before the first token
+        display.note(f"prompts read {done}/{total}" if done < total else "decoding")
+
+    # checkpointed after each batch of clusters; the finished clusters of an interrupted build are read back.
+    # One bar in tokens (every text's T drawn tokens, the template's free ones included), advanced at each step
+    display.start("private prediction", total=len(cluster_prompts) * decoder.steps, unit="token")
     ids = checkpoint.predict(predict, len(cluster_prompts), batches=config.prediction_checkpoints if ray is None else 1,
-                             display=display)
+                             display=display, steps=decoder.steps)
     display.end()
     # the echoed "Document:" label (and, when asked, a partial last clause) is cut from each released text
     # (post-processing: free)

@@ -421,16 +421,19 @@ class BuildCheckpoint:
         }, timings)
 
     def predict(self, run: Callable[[list[int]], list[list[int]]], num_clusters: int, *, batches: int | None = None,
-                display=None) -> list[list[int]]:
+                display=None, steps: int = 1) -> list[list[int]]:
         """Token ids of every cluster: the finished ones from the checkpoint, the others by ``run``
         (cluster indices -> their token ids), checkpointed after each batch.
 
         Args:
             batches: split the clusters left into about this many batches (default
                 :data:`CHECKPOINTS_PER_STAGE`); 1 for a runner that should get them all at once (Ray).
-            display: the open stage of a :class:`~dpsynrag.pipeline.run.BuildDisplay`: advanced by the
+            display: the open stage of a :class:`~dpsynrag.pipeline.display.BuildDisplay`: advanced by the
                 restored clusters, then by each batch's, its label showing "batch i of N" (one bar for all
                 batches); None: nothing shown.
+            steps: the display's steps per cluster (e.g. its tokens, when ``run`` advances the display
+                itself after each decoding step); after each batch the display is brought to its
+                clusters' ``steps`` (:meth:`~dpsynrag.pipeline.display.BuildDisplay.reach`).
         """
         saved = self._read(TEXTS) or {}
         done = {int(r): ids for r, ids in saved.items()}
@@ -438,7 +441,7 @@ class BuildCheckpoint:
         size = max(1, math.ceil(len(left) / (batches or CHECKPOINTS_PER_STAGE)))
         count = math.ceil(len(left) / size)
         if display is not None and done:
-            display.update(len(done))
+            display.update(len(done) * steps)
         for i, start in enumerate(range(0, len(left), size), start=1):
             chunk = left[start:start + size]
             if display is not None:
@@ -447,7 +450,7 @@ class BuildCheckpoint:
                 done[r] = [int(t) for t in ids]
             self._save(TEXTS, {str(r): ids for r, ids in sorted(done.items())})
             if display is not None:
-                display.update(len(chunk))
+                display.reach(len(done) * steps)
         return [done[r] for r in range(num_clusters)]
 
     def __enter__(self) -> "BuildCheckpoint":
