@@ -104,9 +104,10 @@ def _out(result) -> str:
 
 
 def test_builtin_methods_registered_in_report_order():
-    assert method_names() == ["non-rag", "rag", "dp-rag", "dp-synth", "aug-pe", "dp-synrag", "dp-synrag-l1",
+    rivals = ["murag", "murag-ada", "dp-vote-rag", "dp-sparse-vote-rag", "dp-ksa"]  # issue 45, after DP-RAG
+    assert method_names() == ["non-rag", "rag", "dp-rag", *rivals, "dp-synth", "aug-pe", "dp-synrag", "dp-synrag-l1",
                               "dp-synrag-no-outlier-removal", "dp-synrag-no-self-filter"]
-    assert method_names("online") == ["non-rag", "rag", "dp-rag"]
+    assert method_names("online") == ["non-rag", "rag", "dp-rag", *rivals]
     assert not get_method("rag").dp and get_method("rag").private_prompts and not get_method("non-rag").reads_private
 
 

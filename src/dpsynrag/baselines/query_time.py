@@ -99,6 +99,7 @@ class QueryTimeSession:
         docs = as_documents(documents)
         self._charge = prepare_charge(ledger, docs, self.plan, delta=config.delta, kind="query-time session",
                                       method=self.method, label=f"{self.label} session")
+        self.ledger_dataset = self._charge.dataset  # the collection's fingerprint (None without a ledger)
         self.random = make_random(seed)
         self.lm, self.embedder = load_models(lm, embedder, model=config.model, embedder_spec=config.embedder)
         # Private state: never logged, never released.

@@ -89,8 +89,9 @@ def eval_command(
     privacy_unit_field: Optional[str] = typer.Option(None, "--privacy-unit-field", help="DP-SynRAG per person: the --database file's field holding each document's person key (the other methods stay per document)."),
     methods: Optional[str] = typer.Option(
         None, "--methods",
-        help="Comma-separated: non-rag, rag, dp-rag, dp-synth, aug-pe, dp-synrag, dp-synrag-l1, "
-             "dp-synrag-no-outlier-removal, dp-synrag-no-self-filter; aliases ablations, baselines, all "
+        help="Comma-separated: non-rag, rag, dp-rag, murag, murag-ada, dp-vote-rag, dp-sparse-vote-rag, dp-ksa, "
+             "dp-synth, aug-pe, dp-synrag, dp-synrag-l1, dp-synrag-no-outlier-removal, dp-synrag-no-self-filter; "
+             "aliases ablations, baselines, rivals (the query-time rivals of DP-RAG; epsilon: per session), all "
              "(default: the preset's: all).",
     ),
     epsilon: Optional[str] = typer.Option(None, "--epsilon", help="Epsilon(s) of the DP methods, comma-separated (DP-RAG: per query). Default: the preset's (10)."),

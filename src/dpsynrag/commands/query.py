@@ -18,10 +18,13 @@ from dpsynrag.commands.questions import LocalAsker, RemoteAsker, answer_file, an
 from dpsynrag.errors import ConfigError, DpsynragError
 from dpsynrag.commands.ledger import LEDGER_HELP, LIFETIME_HELP, open_ledger, summary_line
 from dpsynrag.methods import methods
+from dpsynrag.methods.rivals import RIVALS
 
 
 DP_RAG_PANEL = "DP-RAG (--method dp-rag: each query costs its epsilon)"
 """The ``--help`` panel of the options of ``--method dp-rag`` only: a corpus query refuses them when typed."""
+RIVAL_NAMES = tuple(rival.name for rival in RIVALS)
+"""``--method`` values of the query-time rivals of DP-RAG (:mod:`dpsynrag.methods.rivals`)."""
 MANY_PANEL = "Many questions, or a running service (corpus queries)"
 """The ``--help`` panel of ``--questions``, ``--interactive``, ``--out`` and ``--server``."""
 SERVER_KEY_ENV = "DPSYNRAG_API_KEY"
@@ -41,11 +44,11 @@ def query_command(
     min_similarity: Optional[float] = typer.Option(None, "--min-similarity", help="A public similarity floor (cosine, in [-1, 1]): retrieved texts below it are not given to the model, and a question no text reaches is answered 'The corpus does not cover this question.' (default: none)."),
     repeat_copies: bool = typer.Option(False, "--repeat-copies", help="Retrieve a text once per index copy (--index-copy-size), as the evaluation harness does; default: --top-k distinct texts."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="Answer length in tokens (default 64; dp-rag: --T)."),
-    method: str = typer.Option("corpus", "--method", help="corpus (RAG over a synthetic corpus: free) | dp-rag (query-time DP over --documents: costs budget)."),
+    method: str = typer.Option("corpus", "--method", help="corpus (RAG over a synthetic corpus: free) | dp-rag (query-time DP over --documents: costs budget) | a query-time rival: murag, murag-ada, dp-vote-rag, dp-sparse-vote-rag, dp-ksa (one session over --documents answering QUESTION or --questions, the session's epsilon --total-epsilon)."),
     documents: Optional[Path] = typer.Option(None, "--documents", help="dp-rag: the private collection (file, or a task's data folder with --task).", rich_help_panel=DP_RAG_PANEL),
     epsilon_per_query: Optional[float] = typer.Option(None, "--epsilon-per-query", help="dp-rag: epsilon of each query.", rich_help_panel=DP_RAG_PANEL),
     delta: Optional[float] = typer.Option(None, "--delta", help="dp-rag: delta of each query (and of the zCDP session total).", rich_help_panel=DP_RAG_PANEL),
-    total_epsilon: Optional[float] = typer.Option(None, "--total-epsilon", help="dp-rag: refuse the query if it alone exceeds this total (one call is one session; across calls use --lifetime-epsilon or `dpsynrag ledger set-budget`).", rich_help_panel=DP_RAG_PANEL),
+    total_epsilon: Optional[float] = typer.Option(None, "--total-epsilon", help="dp-rag: refuse the query if it alone exceeds this total (one call is one session; across calls use --lifetime-epsilon or `dpsynrag ledger set-budget`); rivals: the whole session's epsilon.", rich_help_panel=DP_RAG_PANEL),
     composition: str = typer.Option("basic", "--composition", help="dp-rag: composition checked against --total-epsilon: basic | zcdp.", rich_help_panel=DP_RAG_PANEL),
     utility: str = typer.Option("top-p", "--utility", help="dp-rag: retrieval threshold utility: top-p | top-k.", rich_help_panel=DP_RAG_PANEL),
     top_p: float = typer.Option(0.02, "--top-p", help="dp-rag: share of the score weight retrieved (top-p utility).", rich_help_panel=DP_RAG_PANEL),
@@ -73,6 +76,25 @@ def query_command(
     A corpus that keeps no synthetic text has no context to give: the command says so and exits with
     code 2 instead of answering from the model alone; one that keeps few texts answers, with a warning
     on stderr."""
+    if method in RIVAL_NAMES:
+        not_here = typed_flags(ctx, {"show_context", "max_tokens", "repeat_copies", "min_similarity", "interactive",
+                                     "server", "answer_endpoint", "answer_model", "epsilon_per_query", "composition",
+                                     "utility", "top_p", "retrieval_epsilon", "public_weight"})
+        if not_here:
+            fail(ConfigError(f"{_flags_verb(not_here, 'does', 'do')} not apply to --method {method} (its answer length is "
+                             "--T; its context is private; its budget is the session's --total-epsilon)."))
+        if question is None and corpus_dir is not None:
+            corpus_dir, question = None, corpus_dir  # the only positional argument is the question
+        if corpus_dir is not None:
+            fail(ConfigError(f"--method {method} reads the private --documents, not a corpus folder."))
+        from dpsynrag.commands.query_time import query_rival
+
+        query_rival(method, question, questions=questions, out=out, documents=documents, total_epsilon=total_epsilon,
+                    delta=delta, T=T if typed_flags(ctx, {"T"}) else None, top_k=top_k, task=task, model=model,
+                    embedder=embedder, text_field=text_field, id_field=id_field,
+                    max_document_tokens=max_document_tokens, seed=seed, as_json=as_json, ledger=ledger,
+                    lifetime_epsilon=lifetime_epsilon)
+        return
     if method == "dp-rag":
         if answer_endpoint is not None or answer_model is not None:
             fail(ConfigError("--answer-endpoint and --answer-model do not apply to --method dp-rag: its private "
@@ -95,7 +117,8 @@ def query_command(
     try:
         corpus_methods = [m.name for m in methods("corpus") if not m.ablation]
         if method not in ("corpus", *corpus_methods):
-            raise ConfigError(f"`--method` must be corpus (or the corpus's method: {', '.join(corpus_methods)}) or dp-rag. "
+            raise ConfigError(f"`--method` must be corpus (or the corpus's method: {', '.join(corpus_methods)}), dp-rag or "
+                              f"a query-time rival ({', '.join(RIVAL_NAMES)}). "
                               f"Found {method!r}.")
         extra = typed_flags(ctx, {p.name for p in ctx.command.params if getattr(p, "rich_help_panel", None) == DP_RAG_PANEL})
         if extra:

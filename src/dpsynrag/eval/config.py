@@ -25,8 +25,12 @@ BASELINES = ("non-rag", "rag", "dp-rag", "dp-synth", "aug-pe")
 
 
 def _aliases() -> dict[str, tuple[str, ...]]:
-    """``ablations`` (every registered ablation), ``baselines`` (the paper's), ``all`` (every method)."""
+    """``ablations`` (every registered ablation), ``baselines`` (the paper's), ``rivals`` (the query-time
+    rivals of DP-RAG, :mod:`dpsynrag.methods.rivals`), ``all`` (every method)."""
+    from dpsynrag.methods.rivals import RIVALS
+
     return {"ablations": tuple(m.name for m in methods() if m.ablation), "baselines": BASELINES,
+            "rivals": tuple(r.name for r in RIVALS),
             "all": tuple(method_names())}
 EXPERIMENTS = ("main", "multi-query", "audit")
 

@@ -1,4 +1,4 @@
-"""The built-in methods: Non-RAG, RAG (no DP), DP-RAG, DP-Synth, Aug-PE, DP-SynRAG and its ablations.
+"""The built-in methods: Non-RAG, RAG (no DP), DP-RAG and its query-time rivals (:mod:`dpsynrag.methods.rivals`), DP-Synth, Aug-PE, DP-SynRAG and its ablations.
 
 Each class only connects a method's own module (its config, calibration and mechanisms, in
 :mod:`dpsynrag.pipeline` and :mod:`dpsynrag.baselines`) to the registry; nothing here draws noise.
@@ -273,6 +273,8 @@ class DPRAG(OnlineMethod):
 
 def register_all(register) -> None:
     """Register the built-in methods in report order."""
-    for method in (NonRAG(), RAG(), DPRAG(), DPSynth(), AugPE(), DPSynRAG(), DPSynRAGL1(),
+    from dpsynrag.methods.rivals import RIVALS
+
+    for method in (NonRAG(), RAG(), DPRAG(), *(rival() for rival in RIVALS), DPSynth(), AugPE(), DPSynRAG(), DPSynRAGL1(),
                    DPSynRAGNoOutlierRemoval(), DPSynRAGNoSelfFilter()):
         register(method)
