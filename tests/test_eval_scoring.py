@@ -246,7 +246,8 @@ def test_methods_and_aliases():
     assert expand_methods("rag,ablations") == ["rag", "dp-synrag-l1", "dp-synrag-no-outlier-removal",
                                                "dp-synrag-no-self-filter"]
     assert expand_methods(["dp-synrag", "non-rag", "dp-synrag"]) == ["non-rag", "dp-synrag"]
-    assert len(expand_methods("all")) == 9
+    assert len(expand_methods("all")) == 14
+    assert expand_methods("rivals") == ["murag", "murag-ada", "dp-vote-rag", "dp-sparse-vote-rag", "dp-ksa"]
     with pytest.raises(ConfigError, match="unknown method 'dp-magic'"):
         expand_methods("rag,dp-magic")
     with pytest.raises(ConfigError):
