@@ -78,7 +78,7 @@ class MuRAGAdaConfig(MuRAGConfig):
     ``floor`` τ_0 and ``bin_width`` w, and ``histogram_fraction`` of a use's cost spent on it."""
 
     top_k: int = Field(5, ge=1)
-    floor: float = Field(0.3, ge=-1, lt=1)
+    floor: float = Field(0.5, ge=-1, lt=1)
     bin_width: float = Field(0.02, gt=0, le=1)
     histogram_fraction: float = Field(0.2, gt=0, lt=1)
 
