@@ -211,3 +211,33 @@ def test_query_rival_bad_options_exit_2(tmp_path, monkeypatch, args, message):
 def test_rho_total_helper_matches_bun_steinke():
     rho = rho_total()
     assert rho + 2 * math.sqrt(rho * math.log(1 / DELTA)) == pytest.approx(EPS, rel=1e-8)
+
+
+# ------------------------------------------------------------------------------ neighbouring collections
+
+
+def test_murag_output_does_not_depend_on_a_document_it_does_not_retrieve(tiny_lm, emb):
+    """Individual loss 0 for an unused document: adding a note below the threshold leaves the seeded answers
+    and every other note's loss exactly as they were."""
+    cfg = MuRAGConfig(epsilon=EPS, delta=DELTA, relevance_threshold=0.8, max_new_tokens=3)
+    q = ["the patient has fever and cough", "the blood test was bad"]
+    extra = "zebra quartz violin"  # shares no word with the questions: cosine well below 0.8
+    assert max(float(emb.encode([extra])[0] @ emb.encode([x])[0]) for x in q) < 0.8
+    a = MuRAGSession(NOTES, cfg, lm=tiny_lm, embedder=emb, seed=5)
+    b = MuRAGSession([*NOTES, extra], cfg, lm=tiny_lm, embedder=emb, seed=5)
+    assert [x.text for x in a.answer(q)] == [x.text for x in b.answer(q)]
+    assert [a._filter.loss(i) for i in range(len(NOTES))] == [b._filter.loss(i) for i in range(len(NOTES))]
+    assert b._filter.loss(len(NOTES)) == 0.0
+
+
+def test_adding_a_document_changes_one_voter_only(tiny_lm, emb):
+    cfg = DPVoteConfig(epsilon=EPS, delta=DELTA, voters=4, documents_per_voter=2)
+    a = DPVoteSession(NOTES, cfg, lm=tiny_lm, embedder=emb, seed=0)
+    changed = 0
+    for extra in ("the patient has fever and cough today", "a new note on skin rash", "blood test"):
+        b = DPVoteSession([*NOTES, extra], cfg, lm=tiny_lm, embedder=emb, seed=0)
+        for q in ("the patient has fever and cough", "skin rash"):
+            pa, pb = a._voter_prompts(q, a._scores(q)), b._voter_prompts(q, b._scores(q))
+            assert sum(x != y for x, y in zip(pa, pb)) <= 1
+            changed += pa != pb
+    assert changed >= 1  # the closest new note does reach its voter's context
