@@ -152,14 +152,21 @@ class DPVoteSession(QueryTimeSession):
         state = {"paid": 0, "run": None}
         for _ in range(self.config.max_new_tokens):
             suffix = lm.tokenizer.decode(tokens, skip_special_tokens=True)
-            votes = lm.next_token_logits([p + suffix for p in prompts]).argmax(dim=-1).numpy()
+            votes = (lm.next_token_logits([p + suffix for p in prompts]).argmax(dim=-1).numpy()
+                     if self._needs_votes(state) else None)
             token = self._next_token(votes, public + suffix, branch, state)
             if token is None or token in eos:
                 break
             tokens.append(token)
         return lm.tokenizer.decode(tokens, skip_special_tokens=True)
 
-    def _next_token(self, votes: np.ndarray, public_prompt: str, branch: ZCDPAccountant, state: dict) -> int | None:
+    def _needs_votes(self, state: dict) -> bool:
+        """Whether the next token may use the voters (DPVoteRAG: always)."""
+        return True
+
+    def _next_token(self, votes: np.ndarray | None, public_prompt: str, branch: ZCDPAccountant,
+                    state: dict) -> int | None:
+        """The next token from the voters' greedy ``votes`` [M] (charged to ``branch``)."""
         counts = np.bincount(votes, minlength=self.lm.vocab_size)
         return vote_exponential(counts, epsilon=self.calibration.epsilon_token, accountant=branch,
                                 random=self._votes_random, name="token vote")
@@ -171,6 +178,9 @@ class DPSparseVoteSession(DPVoteSession):
     method: ClassVar[str] = "dp-sparse-vote-rag"
     label: ClassVar[str] = "DPSparseVoteRAG"
     config_type: ClassVar[type] = DPSparseVoteConfig
+
+    def _needs_votes(self, state):
+        return state["paid"] < self.calibration.max_paid  # past C paid tokens the voters are not asked
 
     def _next_token(self, votes, public_prompt, branch, state):
         public_token = int(self.lm.next_token_logits([public_prompt]).argmax(dim=-1)[0])

@@ -139,7 +139,7 @@ class QueryTimeSession:
     def _prompt(self, question: str, context: Sequence[str]) -> str:
         return self.lm.chat_prompt(answer_user_prompt(question, list(context)), system=ANSWER_SYSTEM_PROMPT)
 
-    def answer(self, questions: Sequence[str], *, progress: bool = False) -> list[Answer]:
+    def answer(self, questions: Sequence[str]) -> list[Answer]:
         """Answer each question; the session's plan is recorded on the ledger before the first draw.
 
         Returns:

@@ -65,6 +65,8 @@ class QueryTimeMethod(OnlineMethod):
 
 
 class MuRAG(QueryTimeMethod):
+    """MuRAG: a per-document individual Renyi filter, fixed public relevance threshold."""
+
     name: ClassVar[str] = "murag"
     label: ClassVar[str] = "MuRAG"
     help: ClassVar[str] = "MuRAG (Wu et al. 2025): fixed-threshold query-time DP with a per-document Renyi filter"
@@ -74,6 +76,8 @@ class MuRAG(QueryTimeMethod):
 
 
 class MuRAGAda(MuRAG):
+    """MuRAG-Ada: MuRAG with a released, question-specific threshold."""
+
     name: ClassVar[str] = "murag-ada"
     label: ClassVar[str] = "MuRAG-Ada"
     help: ClassVar[str] = "MuRAG-Ada (Wu et al. 2025): MuRAG with a released per-question threshold"
@@ -82,6 +86,8 @@ class MuRAGAda(MuRAG):
 
 
 class DPVoteRAG(QueryTimeMethod):
+    """DPVoteRAG: exponential-mechanism token votes of disjoint voters."""
+
     name: ClassVar[str] = "dp-vote-rag"
     label: ClassVar[str] = "DPVoteRAG"
     help: ClassVar[str] = "DPVoteRAG (Koga et al. 2024): token votes of disjoint voters, epsilon split over the queries"
@@ -90,6 +96,8 @@ class DPVoteRAG(QueryTimeMethod):
 
 
 class DPSparseVoteRAG(DPVoteRAG):
+    """DPSparseVoteRAG: votes paid (sparse vector) only where the voters disagree with the model."""
+
     name: ClassVar[str] = "dp-sparse-vote-rag"
     label: ClassVar[str] = "DPSparseVoteRAG"
     help: ClassVar[str] = "DPSparseVoteRAG (Koga et al. 2024): votes paid only where voters disagree with the model"
@@ -98,6 +106,8 @@ class DPSparseVoteRAG(DPVoteRAG):
 
 
 class DPKSA(QueryTimeMethod):
+    """DP-KSA: the voters' top keywords by propose-test-release, then one public answer."""
+
     name: ClassVar[str] = "dp-ksa"
     label: ClassVar[str] = "DP-KSA"
     help: ClassVar[str] = "DP-KSA (Tang et al. 2026): voters' top keywords by propose-test-release, then one answer"
