@@ -11,8 +11,9 @@ questions within the **whole** budget (ε = ``--epsilon``, δ = ``--delta``, def
   DP-SynRAG or one of its syntheses) answers the same questions for free: one accuracy for every m.
 
 Accuracy at m is over the m questions the session answered (the task's scoring). Results:
-``benchmarks/results/bench_multiquery.{json,md}`` (or ``--out``). Data: Medical Synth (``--task medical``)
-or an own-data collection of ``benchmarks/owndata`` (``--task owndata --data DIR``).
+``benchmarks/results/bench_multiquery.{json,md}`` (or ``--out``). Data: Medical Synth (``--task medical``, the
+default) or an own-data collection made by ``benchmarks/owndata`` (``--task own --database records.jsonl
+--queries questions.jsonl``).
 
 The full curve (m = 1 … 1,000, 3 seeds) needs a GPU; on a shared CPU run a smoke only::
 
@@ -47,7 +48,8 @@ def arguments(argv):
     p.add_argument("--documents", type=int, default=2000, help="a public-seed subset of the collection")
     p.add_argument("--T", type=int, default=16, help="answer tokens of every method")
     p.add_argument("--task", default="medical")
-    p.add_argument("--data", default=None, help="the task's data folder (default: the task's own)")
+    p.add_argument("--database", default=None, help="the task's data folder, or the document file of task 'own'")
+    p.add_argument("--queries", default=None, help="a question file (task 'own': JSON lines with question, answers)")
     p.add_argument("--corpus", action="append", default=[], help="a synthetic corpus folder (repeatable)")
     p.add_argument("--model", default=None)
     p.add_argument("--embedder", default=None)
@@ -76,11 +78,13 @@ def main(argv=None) -> int:
     from dpsynrag.tasks import get_task
 
     task = get_task(args.task)
-    docs = task.load_database(args.data)
+    docs = task.load_database(args.database)
     if args.documents < len(docs):  # public seed 0: the same subset for every method and seed
         docs = [docs[i] for i in sorted(random.Random(0).sample(range(len(docs)), args.documents))]
     ms = sorted(int(x) for x in args.m.split(","))
-    queries = task.load_queries(limit=max(ms))
+    queries = task.load_queries(args.queries, limit=max(ms))
+    if len(queries) < max(ms):
+        raise SystemExit(f"only {len(queries)} questions for m up to {max(ms)}: lower --m.")
     embedder, lm = Embedder.load(args.embedder), LanguageModel.load(args.model)
     runs = []
     for method in [m for m in args.methods.split(",") if m]:
