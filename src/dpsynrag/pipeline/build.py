@@ -29,6 +29,10 @@ whatever number of keywords the histogram releases.
 The folder is written to a temporary folder and renamed into place at the end, so a failed build
 leaves no folder that looks complete.
 
+The input is read and redacted in one pass, each text cut to ``max_document_tokens`` once, and every later
+stage reads that result (:class:`~dpsynrag.data.spool.DocumentSpool`: in memory, or an owner-only checksummed
+temporary file beside the folder when large); their owner-only times are ``read_and_redact_s`` and ``cut_s``.
+
 Stages 2, 3, the outlier removal of 5 and each batch of clusters of private prediction are
 checkpointed in the owner-only ``.NAME.work`` beside the folder (:mod:`dpsynrag.pipeline.checkpoint`):
 ``resume=True`` (``--resume``) continues a killed build without drawing any released value again.
@@ -46,7 +50,7 @@ import numpy as np
 
 from dpsynrag.corpus import SyntheticCorpus
 from dpsynrag.data.io import Document
-from dpsynrag.data.streaming import DocumentTexts
+from dpsynrag.data.spool import DocumentSpool, SpoolTexts
 from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_fingerprint, vocabulary_source
 from dpsynrag.errors import DataError
 from dpsynrag.pipeline.checkpoint import BuildCheckpoint
@@ -158,11 +162,14 @@ def build_corpus(
 def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=None) -> SyntheticCorpus:
     """DP-SynRAG inside a :class:`~dpsynrag.pipeline.run.BuildRun` (stages 2–6 of the module docstring),
     checkpointed in ``checkpoint``; ``ledger`` and ``ray`` as in :func:`build_corpus`."""
-    config, cal, documents, vocabulary = run.config, run.cal, run.documents, run.prepared
+    config, cal, vocabulary = run.config, run.cal, run.prepared
     progress, timings = run.progress, run.timings
     noise = run.stream("privacy-noise")
     sampling = run.stream("private-prediction")
-    checkpoint.open(documents, config)  # under the writer's lock; a resumed build was recorded already:
+    with run.timed("read_and_redact_s"):  # the one pass over the input that reads and redacts each document
+        read = DocumentSpool(run.documents, folder=run.writer.out.parent)
+    run.spools.append(read)  # closed with the run, whatever happens
+    checkpoint.open(read, config)  # under the writer's lock; a resumed build was recorded already:
     display = run.display  # the owner's console (stderr): stages, counts, times; never build.log
     reading = "reading documents (PII pass)" if config.redact_pii else "reading documents"
     display.plan([*([reading] if display.enabled and not checkpoint.resume_message else []),
@@ -179,11 +186,15 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     # (public numbers only; a misfit found during private prediction would stop the build after its draws)
     check_context(lm, config, public_prompt=resolve_public_prompt(config), filter_prompt=run.filter_prompt,
                   vocabulary=vocabulary)
-    timings.update(checkpoint.timings)  # stages of an interrupted build: restored, not rerun
+    timings.update({**checkpoint.timings, **timings})  # stages of an interrupted build: restored, not rerun
 
+    with run.timed("cut_s"):  # each text cut once (the tokenizer is loaded now); every later pass reads `documents`
+        documents = DocumentSpool(read, folder=run.writer.out.parent,
+                                  prepare=lambda text: lm.truncate(text, config.max_document_tokens))
+        read.close()
+    run.spools.append(documents)
+    texts = documents.texts  # .changed: owner-only count (never which, never logged)
     t = time.time()
-    # each pass re-reads the documents and cuts them again; .changed: owner-only count (never which, never logged)
-    texts = DocumentTexts(documents, lambda text: lm.truncate(text, config.max_document_tokens))
     doc_keywords = checkpoint.restore_keywords()
     if doc_keywords is None:
         if display.enabled:  # the owner sees the PII pass and how many documents are cut, before any spend
@@ -357,7 +368,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     return corpus
 
 
-def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: DocumentTexts, kept_members, W, keywords,
+def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolTexts, kept_members, W, keywords,
                        branches, sampling, *, ray=None):
     """Stage 2d, private prediction (METHOD.md §2d): one text of T tokens per cluster (or per member group),
     charged to the cluster's branch accountant in ``branches``. Returns (texts, (cluster, group) of each,

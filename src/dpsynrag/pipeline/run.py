@@ -224,6 +224,7 @@ class BuildRun:
         self.random: RandomSource = make_random(config.seed)
         self.lm, self.embedder = lm, embedder
         self.timings: dict[str, float] = {}
+        self.spools: list = []  # the method's private intermediates (e.g. a DocumentSpool): closed with the run
 
     # ------------------------------------------------------------------ set-up
 
@@ -243,6 +244,8 @@ class BuildRun:
 
     def __exit__(self, *exc) -> bool | None:
         self.display.close()
+        for spool in self.spools:
+            spool.close()
         return self.writer.__exit__(*exc)
 
     def start(self) -> None:
