@@ -168,7 +168,6 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     sampling = run.stream("private-prediction")
     with run.timed("read_and_redact_s"):  # the one pass over the input that reads and redacts each document
         read = DocumentSpool(run.documents, folder=run.writer.out.parent)
-    run.spools.append(read)  # closed with the run, whatever happens
     checkpoint.open(read, config)  # under the writer's lock; a resumed build was recorded already:
     display = run.display  # the owner's console (stderr): stages, counts, times; never build.log
     reading = "reading documents (PII pass)" if config.redact_pii else "reading documents"
@@ -191,8 +190,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     with run.timed("cut_s"):  # each text cut once (the tokenizer is loaded now); every later pass reads `documents`
         documents = DocumentSpool(read, folder=run.writer.out.parent,
                                   prepare=lambda text: lm.truncate(text, config.max_document_tokens))
-        read.close()
-    run.spools.append(documents)
+        read.close()  # (a spool left open by an error is closed when collected: its file is unlinked already)
     texts = documents.texts  # .changed: owner-only count (never which, never logged)
     t = time.time()
     doc_keywords = checkpoint.restore_keywords()
@@ -336,6 +334,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     log.info("stage 2d: %d synthetic texts generated", len(synthetic))
     # private: never written to the corpus
     del kept_members, clusters, doc_keywords, counted, persons
+    documents.close()  # the private texts are read no more
 
     kept = run.filter(synthetic)
     records = []
@@ -375,6 +374,7 @@ def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolT
     the decoding's public description, the rephrase template)."""
     config, cal, lm, progress, display = run.config, run.cal, run.lm, run.progress, run.display
     from dpsynrag.models import PrivatePredictionDecoder
+    from dpsynrag.models.loading import memory_budget
     from dpsynrag.models.engine import GROUP_ROWS, default_step_rows
 
     # only the kept members' texts, read again from the input
@@ -402,7 +402,7 @@ def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolT
         svt_max_paid=cal.svt_max_paid,
         svt_run=cal.svt_event() if cal.sparse_vector else None,
         response_template=config.response_template,
-        memory_budget_gb=config.memory_budget_gb,
+        memory_budget_gb=memory_budget(config.memory_budget_gb, lm.device),  # public: a size
         prompt_prefix=lm.public_prefix(rephrase_prefix_template(template)),  # public: template up to a slot
         rows_per_group=min(config.L, GROUP_ROWS),  # public: a document has at most L member rows
         step_rows=default_step_rows(lm.device, expected_rows=config.R * config.k),  # public sizes

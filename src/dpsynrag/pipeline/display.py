@@ -154,7 +154,10 @@ class _CountingEmbedder:
         return out
 
     def __getattr__(self, name):
-        return getattr(self._embedder, name)
+        found = getattr(self._embedder, name)
+        if name == "encode_private":  # the batched encoding of private texts: counted after each forward
+            return lambda texts, *args, **kwargs: found(texts, *args, on_batch=self._update, **kwargs)
+        return found
 
 
 def cut_advice(cut: int, documents: int, max_document_tokens: int) -> str | None:
