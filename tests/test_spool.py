@@ -3,6 +3,7 @@ in an owner-only checksummed temporary file, and read back unchanged by every la
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -73,3 +74,30 @@ def test_a_damaged_spool_file_is_refused(tmp_path):
     spool.close()
     with pytest.raises(DataError, match="closed"):
         list(spool)
+
+
+def test_a_build_redacts_and_cuts_each_document_once(tiny_lm, tmp_path, monkeypatch):
+    """The whole DP-SynRAG build (tiny Llama, hash embedder): one redaction and one cut per document, where
+    the four passes of before (input fingerprint, keywords, embeddings, member texts) redacted each again."""
+    import itertools
+
+    from fakes import HashEmbedder
+
+    from dpsynrag.pipeline.build import build_corpus
+    from dpsynrag.pipeline.config import BuildConfig
+
+    words = "fever cough rash flu pain drug dose blood heart lung skin eye ear head arm leg".split()
+    docs = [Document(str(i), f"Ada Byron{i} has {a} and {b} with {c}", (f"Ada Byron{i}",))
+            for i, (a, b, c) in enumerate(list(itertools.combinations(words, 3))[::23][:24])]
+    redactions, cuts = [], []
+    redact = RedactedDocuments.redact
+    monkeypatch.setattr(RedactedDocuments, "redact", lambda self, d: redactions.append(d.id) or redact(self, d))
+    truncate = tiny_lm.truncate
+    monkeypatch.setattr(tiny_lm, "truncate", lambda text, n: cuts.append(text) or truncate(text, n))
+    config = BuildConfig(epsilon=10.0, delta=1e-3, K=3, R=4, L=2, k=5, T=6, vocabulary_size=2000,
+                         extractor="rarity", self_filter=False, seed=3, redact_identifiers=True)
+    corpus = build_corpus(docs, tmp_path / "c", config, lm=tiny_lm, embedder=HashEmbedder(dim=16))
+    assert sorted(redactions, key=int) == [d.id for d in docs] and len(cuts) == len(docs)
+    assert all("Byron" not in t for t in cuts)  # the cut reads redacted texts
+    timings = json.loads((tmp_path / "c.owner.json").read_text())["timings"]
+    assert {"read_and_redact_s", "cut_s", "keywords_s"} <= set(timings) and len(corpus.texts) > 0
