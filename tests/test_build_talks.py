@@ -270,17 +270,17 @@ def test_texts_that_differ_only_after_the_cut_are_not_duplicates():
 
 
 def test_a_document_cut_at_read_time_is_counted_as_cut_after_redaction():
-    """The owner's count of documents cut (``DocumentTexts.changed``) includes a text cut at read time even
+    """The owner's count of documents cut (``DocumentSpool.changed``) includes a text cut at read time even
     when the token cut then leaves it as it is, and redaction keeps that mark."""
     from dpsynrag.data.io import Document
     from dpsynrag.data.redaction import RedactedDocuments
-    from dpsynrag.data.streaming import DocumentTexts
+    from dpsynrag.data.spool import DocumentSpool
 
     docs = as_documents([Document("0", "Ada has fever " * 20, ("Ada",)), Document("1", "a short note")], max_chars=100)
     redacted = RedactedDocuments(docs)
     assert [d.text_sha256 is not None for d in redacted] == [True, False]
     assert list(redacted)[0].text.startswith("[REDACTED] has fever")
-    texts = DocumentTexts(redacted, lambda text: text)  # a cut that changes nothing
+    texts = DocumentSpool(redacted, folder=".", prepare=lambda text: text).texts  # a cut that changes nothing
     assert list(texts)[1] == "a short note" and texts.changed == 1
 
 

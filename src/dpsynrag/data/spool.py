@@ -4,7 +4,7 @@ each text with a function of that text alone (the language model's ``max_documen
 the result for every later pass of the build, instead of reading, redacting and cutting the input again.
 
 Memory stays flat in the number of documents: the documents are kept in memory up to ``memory_bytes``
-(:data:`SPOOL_MEMORY_BYTES`, counted as UTF-8 bytes of their fields); past that, all of them go to an
+(:data:`SPOOL_MEMORY_BYTES`, estimated from the characters of their fields); past that, all of them go to an
 owner-only temporary file (mode 0600, created beside the corpus folder and, on POSIX, unlinked at once, so
 it disappears when closed or when the process ends, even killed). Each record of the file carries its
 length and CRC-32, checked whenever it is read back: a damaged spool raises instead of feeding another
@@ -26,7 +26,7 @@ from dpsynrag.errors import DataError
 __all__ = ["DocumentSpool", "SPOOL_MEMORY_BYTES", "SpoolTexts"]
 
 SPOOL_MEMORY_BYTES = 64 * 2**20
-"""Documents kept in memory up to this many bytes (UTF-8 of their fields); beyond, a temporary file."""
+"""Documents kept in memory up to about this many bytes (from their fields' characters); beyond, a temporary file."""
 
 _HEADER = struct.Struct("<II")  # record length in bytes, CRC-32 of the record
 _READ_CHUNK = 1 << 20  # bytes per read of the file
@@ -46,7 +46,7 @@ def _document(record: bytes) -> Document:
 
 
 def _size(document: Document) -> int:
-    """Bytes a document holds in memory, counted as the UTF-8 bytes of its strings (an estimate)."""
+    """About the bytes a document holds in memory: its strings' characters plus a fixed overhead (an estimate)."""
     return (len(document.id) + len(document.text) + sum(len(v) for v in document.identifiers)
             + 200)  # the objects around them
 
@@ -61,7 +61,7 @@ class DocumentSpool:
             corpus folder, as its checkpoint).
         prepare: a function of one text alone applied to every text (e.g. the language model's cut,
             :meth:`~dpsynrag.models.lm.LanguageModel.truncate`); None: texts kept as read.
-        memory_bytes: the most bytes of documents kept in memory (>= 0; 0: always a file).
+        memory_bytes: about the most bytes of documents kept in memory (>= 0; 0: always a file).
 
     Iteration gives the kept :class:`Document` objects in order (any number of iterations, also at the same
     time); ``len()`` their number; :meth:`rows` some of them; :attr:`texts` a view of their texts;
@@ -216,9 +216,8 @@ class DocumentSpool:
 
 
 class SpoolTexts:
-    """The texts of a :class:`DocumentSpool` as the build's stages read them (the interface of
-    :class:`~dpsynrag.data.streaming.DocumentTexts`): iterate for every text in order, :meth:`rows` for some,
-    ``len()``, and :attr:`changed`."""
+    """The texts of a :class:`DocumentSpool` as the build's stages read them: iterate for every text in order,
+    :meth:`rows` for some, ``len()``, and :attr:`changed`."""
 
     def __init__(self, spool: DocumentSpool):
         self.spool = spool
