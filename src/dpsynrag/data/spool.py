@@ -25,7 +25,7 @@ from dpsynrag.errors import DataError
 
 __all__ = ["DocumentSpool", "SPOOL_MEMORY_BYTES", "SpoolTexts"]
 
-SPOOL_MEMORY_BYTES = 64 * 2**20
+SPOOL_MEMORY_BYTES = 16 * 2**20
 """Documents kept in memory up to about this many bytes (from their fields' characters); beyond, a temporary file."""
 
 _HEADER = struct.Struct("<II")  # record length in bytes, CRC-32 of the record
