@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 DATA = Path(os.environ.get("DPSYNRAG_SHARED", "/work/shared")) / "data" / "medical_synth" / "database.jsonl"
-STAGES = ("read_and_redact_s", "cut_s", "keywords_s", "outlier_removal_s", "private_prediction_s", "self_filter_s")
+STAGES = ("read_and_redact_s", "keywords_s", "outlier_removal_s", "private_prediction_s", "self_filter_s")
 
 
 def child(n: int, folder: Path) -> dict:
@@ -112,11 +112,11 @@ def main() -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "bench_scale.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     lines = [f"# bench_scale ({commit}): CPU ms per document per stage, cpu preset, one thread", "",
-             "| documents | read+redact | cut | keywords | embeddings+outliers | private prediction | filter | "
-             "outside stages | all but private prediction | peak RSS MiB |", "|---" * 10 + "|"]
+             "| documents | read+redact+cut | keywords | embeddings+outliers | private prediction | filter | "
+             "outside stages | all but private prediction | peak RSS MiB |", "|---" * 9 + "|"]
     for r in rows:
         m = r["ms_per_document"]
-        lines.append(f"| {r['documents']} | {m['read_and_redact']:.2f} | {m['cut']:.2f} | {m['keywords']:.2f} | "
+        lines.append(f"| {r['documents']} | {m['read_and_redact']:.2f} | {m['keywords']:.2f} | "
                      f"{m['outlier_removal']:.2f} | {m['private_prediction']:.2f} | {m['self_filter']:.2f} | "
                      f"{m['outside_stages']:.2f} | {m['all_but_private_prediction']:.2f} | {r['peak_rss_mib']:.0f} |")
     (RESULTS / "bench_scale.md").write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -297,14 +297,17 @@ class _Recorder:
 @pytest.mark.parametrize("n", [70, 64, 5])
 def test_the_reading_stage_advances_every_32_documents_and_says_the_cut_count(n):
     """issue 43: the reading pass (the PII pass when redacting) talks: an update every READ_UPDATE documents, the
-    rest at the end; then the cut count with the advice to raise --max-document-tokens (none when nothing is cut)."""
-    from dpsynrag.data.streaming import DocumentTexts
-    from dpsynrag.pipeline.display import READ_UPDATE, read_documents
+    rest at the end; then the cut count with the advice to raise --max-document-tokens (none when nothing is cut).
+    issue 44: that pass is the build's one read (a DocumentSpool reads, redacts and cuts through it)."""
+    from dpsynrag.data.spool import DocumentSpool
+    from dpsynrag.pipeline.display import READ_UPDATE, end_reading, reading_pass
 
     assert READ_UPDATE == 32
     docs = as_documents([(f"a long text {i} " * 5 if i % 3 == 0 else f"short {i}") for i in range(n)])
     display = _Recorder()
-    cut = read_documents(display, "reading documents", DocumentTexts(docs, lambda t: t[:20]), 4)
+    spool = DocumentSpool(reading_pass(display, "reading documents", docs), folder=".", prepare=lambda t: t[:20])
+    end_reading(display, spool.changed, len(spool), 4)
+    cut = spool.changed
     assert cut == len(range(0, n, 3))
     assert display.calls[0] == ("start", "reading documents")
     assert [c for c in display.calls if c[0] == "update"] == [("update", 32)] * (n // 32)
@@ -312,5 +315,5 @@ def test_the_reading_stage_advances_every_32_documents_and_says_the_cut_count(n)
     assert display.calls[-1][1].startswith(f"owner-only (not DP): {cut} of {n} documents are longer than "
                                            "--max-document-tokens 4")
     quiet = _Recorder()
-    assert read_documents(quiet, "reading documents", DocumentTexts(docs, lambda t: t), 4) == 0
+    end_reading(quiet, DocumentSpool(reading_pass(quiet, "reading documents", docs), folder=".").changed, n, 4)
     assert [c[0] for c in quiet.calls][-1] == "end"  # nothing cut: no advice

@@ -29,9 +29,9 @@ whatever number of keywords the histogram releases.
 The folder is written to a temporary folder and renamed into place at the end, so a failed build
 leaves no folder that looks complete.
 
-The input is read and redacted in one pass, each text cut to ``max_document_tokens`` once, and every later
-stage reads that result (:class:`~dpsynrag.data.spool.DocumentSpool`: in memory, or an owner-only checksummed
-temporary file beside the folder when large); their owner-only times are ``read_and_redact_s`` and ``cut_s``.
+The input is read, redacted and cut to ``max_document_tokens`` in one pass once the models are loaded, and
+every later stage reads that result (:class:`~dpsynrag.data.spool.DocumentSpool`: in memory, or an owner-only
+checksummed temporary file beside the folder when large); its owner-only time is ``read_and_redact_s``.
 
 Stages 2, 3, the outlier removal of 5 and each batch of clusters of private prediction are
 checkpointed in the owner-only ``.NAME.work`` beside the folder (:mod:`dpsynrag.pipeline.checkpoint`):
@@ -63,7 +63,7 @@ from dpsynrag.pipeline.clustering import (
 )
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.pipeline.context import check_context
-from dpsynrag.pipeline.display import read_documents
+from dpsynrag.pipeline.display import end_reading, reading_pass
 from dpsynrag.data.words import excluded_words, keyword_view
 from dpsynrag.pipeline.keywords import extract_keyword_sets, make_extractor, unit_keyword_sets
 from dpsynrag.pipeline.prompts import (
@@ -166,9 +166,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     progress, timings = run.progress, run.timings
     noise = run.stream("privacy-noise")
     sampling = run.stream("private-prediction")
-    with run.timed("read_and_redact_s"):  # the one pass over the input that reads and redacts each document
-        read = DocumentSpool(run.documents, folder=run.writer.out.parent)
-    checkpoint.open(read, config)  # under the writer's lock; a resumed build was recorded already:
+    checkpoint.open(run.input_documents, config)  # under the writer's lock; a resumed build was recorded already:
     display = run.display  # the owner's console (stderr): stages, counts, times; never build.log
     reading = "reading documents (PII pass)" if config.redact_pii else "reading documents"
     display.plan([*([reading] if display.enabled and not checkpoint.resume_message else []),
@@ -185,18 +183,21 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     # (public numbers only; a misfit found during private prediction would stop the build after its draws)
     check_context(lm, config, public_prompt=resolve_public_prompt(config), filter_prompt=run.filter_prompt,
                   vocabulary=vocabulary)
-    timings.update({**checkpoint.timings, **timings})  # stages of an interrupted build: restored, not rerun
+    timings.update(checkpoint.timings)  # stages of an interrupted build: restored, not rerun
 
-    with run.timed("cut_s"):  # each text cut once (the tokenizer is loaded now); every later pass reads `documents`
-        documents = DocumentSpool(read, folder=run.writer.out.parent,
+    # the one pass over the input: each document read, redacted (the PII pass too) and cut once; every later
+    # stage reads `documents` (in memory, or an owner-only checksummed temporary file when large)
+    shown = display.enabled and not checkpoint.resume_message  # the owner sees it and the cut count, before any spend
+    with run.timed("read_and_redact_s"):
+        documents = DocumentSpool(reading_pass(display, reading, run.documents) if shown else run.documents,
+                                  folder=run.writer.out.parent,
                                   prepare=lambda text: lm.truncate(text, config.max_document_tokens))
-        read.close()  # (a spool left open by an error is closed when collected: its file is unlinked already)
+    if shown:
+        end_reading(display, documents.changed, len(documents), config.max_document_tokens)
     texts = documents.texts  # .changed: owner-only count (never which, never logged)
     t = time.time()
     doc_keywords = checkpoint.restore_keywords()
     if doc_keywords is None:
-        if display.enabled:  # the owner sees the PII pass and how many documents are cut, before any spend
-            read_documents(display, reading, texts, config.max_document_tokens)
         display.start("keywords", total=len(texts), unit="doc")
         extractor = make_extractor(
             config.extractor, lm=lm, K=config.K, batch_size=config.batch_size, language=config.language
