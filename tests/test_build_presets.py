@@ -185,6 +185,7 @@ def test_work_closed_forms():
     assert work.prediction_decode_forwards == 4 * 6 * math.ceil(members / (6 * 32))  # T·B·ceil(rows/(B·rows))
     assert work.keyword_prefills == 7 and work.keyword_decode_forwards == 6 * 3 * math.ceil(7 / 32)
     assert work.embeddings == 7 + 6 and work.filter_forwards == 6  # self-filter on, no fluency filter
+    assert work.embed_rows == 8  # CPU: 8 texts per embedder forward (models.embedder.embed_rows)
     assert work.prediction_prefills == 7
     assert (work.prefills, work.decode_forwards) == (7 + 7 + 6, 24 + 18)
 
@@ -216,7 +217,7 @@ def test_work_closed_forms():
     assert paper.keyword_decode_forwards == 60 * math.ceil(300 / 32)
     # without outlier removal every membership predicts; on a GPU forwards hold 128 rows
     bare = estimate_work(BuildConfig(epsilon=10, delta=1e-3, R=10, k=2, outlier_removal=False), 100, device="cuda")
-    assert bare.member_rows == 100 * 5 and bare.embeddings == 10 and bare.step_rows == 128
+    assert bare.member_rows == 100 * 5 and bare.embeddings == 10 and bare.step_rows == 128 and bare.embed_rows == 256
     with pytest.raises(Exception, match="--expected-documents must be an integer >= 1"):
         estimate_work(config, 0)
 

@@ -270,17 +270,17 @@ def test_texts_that_differ_only_after_the_cut_are_not_duplicates():
 
 
 def test_a_document_cut_at_read_time_is_counted_as_cut_after_redaction():
-    """The owner's count of documents cut (``DocumentTexts.changed``) includes a text cut at read time even
+    """The owner's count of documents cut (``DocumentSpool.changed``) includes a text cut at read time even
     when the token cut then leaves it as it is, and redaction keeps that mark."""
     from dpsynrag.data.io import Document
     from dpsynrag.data.redaction import RedactedDocuments
-    from dpsynrag.data.streaming import DocumentTexts
+    from dpsynrag.data.spool import DocumentSpool
 
     docs = as_documents([Document("0", "Ada has fever " * 20, ("Ada",)), Document("1", "a short note")], max_chars=100)
     redacted = RedactedDocuments(docs)
     assert [d.text_sha256 is not None for d in redacted] == [True, False]
     assert list(redacted)[0].text.startswith("[REDACTED] has fever")
-    texts = DocumentTexts(redacted, lambda text: text)  # a cut that changes nothing
+    texts = DocumentSpool(redacted, folder=".", prepare=lambda text: text).texts  # a cut that changes nothing
     assert list(texts)[1] == "a short note" and texts.changed == 1
 
 
@@ -297,14 +297,17 @@ class _Recorder:
 @pytest.mark.parametrize("n", [70, 64, 5])
 def test_the_reading_stage_advances_every_32_documents_and_says_the_cut_count(n):
     """issue 43: the reading pass (the PII pass when redacting) talks: an update every READ_UPDATE documents, the
-    rest at the end; then the cut count with the advice to raise --max-document-tokens (none when nothing is cut)."""
-    from dpsynrag.data.streaming import DocumentTexts
-    from dpsynrag.pipeline.display import READ_UPDATE, read_documents
+    rest at the end; then the cut count with the advice to raise --max-document-tokens (none when nothing is cut).
+    issue 44: that pass is the build's one read (a DocumentSpool reads, redacts and cuts through it)."""
+    from dpsynrag.data.spool import DocumentSpool
+    from dpsynrag.pipeline.display import READ_UPDATE, end_reading, reading_pass
 
     assert READ_UPDATE == 32
     docs = as_documents([(f"a long text {i} " * 5 if i % 3 == 0 else f"short {i}") for i in range(n)])
     display = _Recorder()
-    cut = read_documents(display, "reading documents", DocumentTexts(docs, lambda t: t[:20]), 4)
+    spool = DocumentSpool(reading_pass(display, "reading documents", docs), folder=".", prepare=lambda t: t[:20])
+    end_reading(display, spool.changed, len(spool), 4)
+    cut = spool.changed
     assert cut == len(range(0, n, 3))
     assert display.calls[0] == ("start", "reading documents")
     assert [c for c in display.calls if c[0] == "update"] == [("update", 32)] * (n // 32)
@@ -312,5 +315,5 @@ def test_the_reading_stage_advances_every_32_documents_and_says_the_cut_count(n)
     assert display.calls[-1][1].startswith(f"owner-only (not DP): {cut} of {n} documents are longer than "
                                            "--max-document-tokens 4")
     quiet = _Recorder()
-    assert read_documents(quiet, "reading documents", DocumentTexts(docs, lambda t: t), 4) == 0
+    end_reading(quiet, DocumentSpool(reading_pass(quiet, "reading documents", docs), folder=".").changed, n, 4)
     assert [c[0] for c in quiet.calls][-1] == "end"  # nothing cut: no advice

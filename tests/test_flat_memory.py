@@ -15,7 +15,8 @@ import pytest
 from fakes import HashEmbedder
 
 from dpsynrag.data.io import Document, iter_documents, load_documents
-from dpsynrag.data.streaming import DocumentFile, DocumentTexts, open_documents
+from dpsynrag.data.spool import DocumentSpool
+from dpsynrag.data.streaming import DocumentFile, open_documents
 from dpsynrag.errors import DataError
 from dpsynrag.models.embedder import EMBED_CHUNK, EmbeddingFile, embed_to_file
 from dpsynrag.pipeline.clustering import soft_cluster
@@ -67,9 +68,9 @@ def test_document_file_checks_every_row_when_opened(tmp_path):
         assert len(DocumentFile(path)) == 3
 
 
-def test_document_texts_passes_and_rows():
+def test_document_spool_texts_passes_and_rows(tmp_path):
     docs = [Document(str(i), "word " * i + "end") for i in range(10)]
-    texts = DocumentTexts(docs, lambda t: t[:12])
+    texts = DocumentSpool(docs, folder=tmp_path, prepare=lambda t: t[:12], memory_bytes=0).texts
     assert list(texts) == [d.text[:12] for d in docs]
     assert texts.changed == 8  # i >= 2: "word word end" and longer, over 12 characters
     assert list(texts.rows(np.array([1, 4, 9]))) == [(1, docs[1].text[:12]), (4, docs[4].text[:12]), (9, docs[9].text[:12])]
@@ -78,7 +79,7 @@ def test_document_texts_passes_and_rows():
         list(texts.rows([3, 3]))
     with pytest.raises(DataError, match="past the end"):
         list(texts.rows([2, 10]))
-    assert DocumentTexts(docs, str.upper).changed == 10  # counted by a pass of its own when none was made
+    assert DocumentSpool(docs, folder=tmp_path, prepare=str.upper).changed == 10
 
 
 def test_keyword_sets_hold_ids_and_read_back_as_tuples():

@@ -126,8 +126,8 @@ def _estimate(config, method: Method, expected: int | None, *, filter_prompt: st
     from dpsynrag.models import Embedder, LanguageModel
 
     t = time.perf_counter()
-    embedder = Embedder.load(config.embedder)  # the embedder first, as the build
-    lm = LanguageModel.load(config.model)
+    embedder = Embedder.load(config.embedder, device=config.device)  # the embedder first, as the build
+    lm = LanguageModel.load(config.model, device=config.device, dtype=config.dtype)
     load_s = time.perf_counter() - t
     from dpsynrag.data.vocabulary import public_vocabulary
     from dpsynrag.pipeline.build import resolve_public_prompt
@@ -432,7 +432,7 @@ class BudgetCommand(RegistryCommand):
                     from dpsynrag.commands.plan import estimate_work
 
                     work = estimate_work(config, values["expected_documents"],
-                                         device="cuda" if torch.cuda.is_available() else "cpu")
+                                         device=config.device or ("cuda" if torch.cuda.is_available() else "cpu"))
         except ValidationError as exc:
             fail(exc, flags)
             return

@@ -115,8 +115,9 @@ class Work:
         keyword_prefills: prompt forwards of LLM keyword extraction (N; 0 with the rarity extractor).
         keyword_decode_forwards: decode forwards of keyword extraction, at most
             6K · ceil(N / rows per forward).
-        embeddings: embedder forwards: one per document for the outlier removal (N; 0 without it) and
-            one per text for the corpus index.
+        embeddings: texts embedded: one per document for the outlier removal (N; 0 without it; in
+            forwards of ``embed_rows`` texts, :meth:`~dpsynrag.models.Embedder.encode_private`) and one per
+            text for the corpus index.
         member_rows: about min(C·k, N·L) (N·L without outlier removal).
         member_rows_max: N·L.
         public_rows: rows of the public prompt (one per text with a public-prompt decoding, else 0).
@@ -128,6 +129,7 @@ class Work:
         filter_forwards: one forward per text for the self-filter and one for the fluency filter, when on.
         step_rows: rows of every private-prediction decode forward (public constant of the engine).
         keyword_step_rows: rows of every keyword-extraction decode forward.
+        embed_rows: texts per embedder forward of the outlier removal (:func:`~dpsynrag.models.embedder.embed_rows`).
     """
 
     expected_documents: int
@@ -146,6 +148,7 @@ class Work:
     filter_forwards: int
     step_rows: int
     keyword_step_rows: int
+    embed_rows: int = 1
 
     @property
     def prefills(self) -> int:
@@ -177,6 +180,7 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
     import torch
 
     from dpsynrag.checks import check_int
+    from dpsynrag.models.embedder import embed_rows
     from dpsynrag.models.engine import default_step_rows
 
     n = check_int("--expected-documents", expected_documents)
@@ -212,7 +216,7 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
         embeddings=(n if config.outlier_removal else 0) + texts, member_rows=members, member_rows_max=most,
         public_rows=public, member_token_evaluations=prediction_members * config.T_effective,
         prediction_prefills=min(n, prediction_members) + public_prefills, prediction_decode_forwards=decode,
-        filter_forwards=filters, step_rows=step_rows, keyword_step_rows=kw_rows,
+        filter_forwards=filters, step_rows=step_rows, keyword_step_rows=kw_rows, embed_rows=embed_rows(device),
     )
 
 
@@ -224,7 +228,8 @@ class Timing:
         prefill_s: one prompt forward: the rephrase prompt around a document of ``max_document_tokens``.
         step_s: one private-prediction decode forward of ``step_rows`` rows after that prompt.
         keyword_step_s: one keyword-extraction decode forward (``keyword_step_rows`` rows).
-        embed_s: one embedder forward of that document (0 without an embedder).
+        embed_s: embedding one such document, per text of a forward of ``embed_rows`` of them (as the build;
+            0 without an embedder).
         load_s: loading the models (measured by the caller; not part of the estimate).
         pii_s: the automatic PII pass over that document (0 without ``redact_pii``).
     """
@@ -282,10 +287,12 @@ def time_model(lm, embedder, config, work: Work, *, repeats: int = 3, load_s: fl
         keyword_step = _step_seconds(lm, ids, prefix, rows=work.keyword_step_rows, rows_per_group=1, repeats=repeats)
     embed = 0.0
     if embedder is not None:
-        embedder.encode([filler])
+        fillers = [filler] * work.embed_rows
+        encode = getattr(embedder, "encode_private", None) or embedder.encode
+        encode(fillers)
         t = time.perf_counter()
-        embedder.encode([filler])
-        embed = time.perf_counter() - t
+        encode(fillers)
+        embed = (time.perf_counter() - t) / len(fillers)
     pii = 0.0
     if work.pii_documents:
         pii = _pii_seconds(config, lm.tokenizer.decode(lm.encode(filler), skip_special_tokens=True), repeats)
@@ -354,7 +361,7 @@ def work_table(work: Work, timing: Timing | None = None, config=None):
                      work.keyword_prefills * t.prefill_s + work.keyword_decode_forwards * t.keyword_step_s))
     else:
         rows.append(("keyword extraction", f"{extractor} extractor: no model work", 0.0))
-    rows.append(("embeddings", f"{work.embeddings} embedder forwards", work.embeddings * t.embed_s))
+    rows.append(("embeddings", f"{work.embeddings} texts ({work.embed_rows} per forward)", work.embeddings * t.embed_s))
     clusters = f"{work.clusters} clusters (the most the plan allows), {work.texts} texts"
     if getattr(config, "synthesis", "prediction") == "phrases":
         rows.append(("phrase release", f"{clusters}: no model work", 0.0))

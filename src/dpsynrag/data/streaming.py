@@ -1,19 +1,19 @@
 """A private collection read in a stream: a file re-read at each pass instead of held in
-memory (:class:`DocumentFile`), and the texts a model reads computed afresh at each pass
-(:class:`DocumentTexts`). Rows are read and checked by :mod:`dpsynrag.data.io`.
+memory (:class:`DocumentFile`; a build reads it once, into a :class:`~dpsynrag.data.spool.DocumentSpool`).
+Rows are read and checked by :mod:`dpsynrag.data.io`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from dpsynrag.data.io import Document, as_documents, iter_documents, warn_duplicate_texts
 from dpsynrag.errors import DataError
 
-__all__ = ["DocumentFile", "DocumentTexts", "open_documents"]
+__all__ = ["DocumentFile", "open_documents"]
 
 
 class DocumentFile:
@@ -84,64 +84,6 @@ def _file_identity(file: Path) -> tuple[int, int, int, int] | None:
     except FileNotFoundError:
         return None
     return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
-
-
-class DocumentTexts:
-    """The texts of a collection as a model reads them (each passed through ``prepare``, e.g. the language
-    model's cut), computed afresh at each pass instead of kept: iterate for every text in order, or
-    :meth:`rows` for some. Memory: one text.
-
-    Args:
-        documents: a re-iterable collection with ``len()`` (a :class:`DocumentFile` or a list of Documents).
-        prepare: a function of one text alone (the same text gives the same result at every pass).
-    """
-
-    def __init__(self, documents: Iterable[Document], prepare: Callable[[str], str]):
-        self.documents = documents
-        self.prepare = prepare
-        self._changed: int | None = None
-
-    def __len__(self) -> int:
-        return len(self.documents)
-
-    def __iter__(self) -> Iterator[str]:
-        changed = 0
-        for d in self.documents:
-            text = self.prepare(d.text)
-            changed += text != d.text or d.text_sha256 is not None  # cut here, or at read time
-            yield text
-        self._changed = changed
-
-    def rows(self, rows: Iterable[int]) -> Iterator[tuple[int, str]]:
-        """``(row, prepared text)`` for the given 0-based rows, which must be increasing; reading stops
-        after the last one.
-
-        Raises:
-            DataError: rows not strictly increasing, or past the end of the collection.
-        """
-        wanted = iter(rows)
-        want = next(wanted, None)
-        if want is None:
-            return
-        for row, d in enumerate(self.documents):
-            if row == want:
-                yield row, self.prepare(d.text)
-                following = next(wanted, None)
-                if following is None:
-                    return
-                if following <= want:
-                    raise DataError(f"`rows` must be strictly increasing; found {int(following)} after {int(want)}.")
-                want = following
-        raise DataError(f"`rows`: row {int(want)} is past the end of the collection ({len(self.documents)} documents).")
-
-    @property
-    def changed(self) -> int:
-        """How many texts ``prepare`` changed or were cut at read time (:attr:`Document.text_sha256`; an
-        owner-only count: never which), from the last full pass (one is made now when none was)."""
-        if self._changed is None:
-            for _ in self:
-                pass
-        return self._changed
 
 
 def open_documents(documents: Sequence[Document] | Sequence[str] | str | os.PathLike,

@@ -67,6 +67,65 @@ def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torc
     raise ConfigError(f"`dtype` must be one of {sorted(_DTYPES)} or a torch.dtype. Found {dtype!r}.")
 
 
+DETERMINISTIC_SETTINGS = {
+    "torch.use_deterministic_algorithms": True,
+    "CUBLAS_WORKSPACE_CONFIG": ":4096:8",
+    "torch.backends.cuda.matmul.allow_tf32": False,
+    "torch.backends.cudnn.allow_tf32": False,
+    "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction": False,
+    "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction": False,
+    "torch.backends.cudnn.benchmark": False,
+    "torch.backends.cudnn.deterministic": True,
+    "scaled_dot_product_attention": "math backend only (flash and memory-efficient off)",
+}
+"""What :func:`enforce_deterministic` sets on an accelerator (docs/gpu.md)."""
+
+
+def enforce_deterministic(device: torch.device) -> dict | None:
+    """On a CUDA device, the process-wide settings that make a seeded build reproducible and its kernels
+    independent of tuning (:data:`DETERMINISTIC_SETTINGS`): deterministic algorithms (an operation without
+    a deterministic CUDA kernel raises instead of running), cuBLAS's fixed workspace (the variable is set
+    here unless the user set it; it must be before the first cuBLAS call, so before any model runs), TF32
+    and reduced-precision reductions off, cuDNN without autotuning, and scaled-dot-product attention on the
+    math backend only. Nothing on CPU (its kernels are deterministic; the batch-invariant engine handles
+    the rest).
+
+    Returns:
+        The settings applied (a copy of :data:`DETERMINISTIC_SETTINGS`), None on CPU.
+    """
+    if device.type != "cuda":
+        return None
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", DETERMINISTIC_SETTINGS["CUBLAS_WORKSPACE_CONFIG"])
+    torch.use_deterministic_algorithms(True)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+    torch.backends.cudnn.benchmark = False
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cuda.enable_flash_sdp(False)
+    torch.backends.cuda.enable_mem_efficient_sdp(False)
+    torch.backends.cuda.enable_math_sdp(True)
+    return dict(DETERMINISTIC_SETTINGS)
+
+
+CPU_MEMORY_BUDGET_GB = 2.0
+"""The memory budget (GB) of a batch of private prediction on CPU unless given (``--memory-budget-gb``)."""
+
+
+def memory_budget(gb: float | None, device: torch.device) -> float:
+    """The memory budget (GB) of one batch of private prediction's keys/values and logits: ``gb`` when given,
+    else :data:`CPU_MEMORY_BUDGET_GB` on CPU and, on CUDA, half the device's free memory now (at most 64
+    GB), so that batches fill a large GPU. A size, never a privacy parameter: with the batch-invariant
+    engine a seeded build writes the same texts at any budget."""
+    if gb is not None:
+        return float(gb)
+    if device.type != "cuda":
+        return CPU_MEMORY_BUDGET_GB
+    free, _ = torch.cuda.mem_get_info(device)
+    return min(64.0, max(CPU_MEMORY_BUDGET_GB, free / 2 / 2**30))
+
+
 def looks_like_path(text: str) -> bool:
     """Whether a string that does not exist on disk was meant as a local path rather than a hub id."""
     if text.startswith(("/", "./", "../", "~", "\\")) or (len(text) > 1 and text[1] == ":"):
@@ -86,6 +145,7 @@ def load_language_model(build, model: str | os.PathLike | None, *, device: str |
     documents (arguments and errors there), wrapped by ``build(model, tokenizer, name=...)``."""
     dev = resolve_device(device)
     dt = resolve_dtype(dtype, dev)
+    enforce_deterministic(dev)
     configure_threads()  # once per process: the cores free to it (dpsynrag.threads)
     if model is None:
         return _load_default(build, dev, dt)

@@ -31,7 +31,9 @@ Floating point: each member's term lies in [−c, c] exactly (c rounded down to 
 accumulated in float32, so a coordinate may move by c plus the rounding of the sums (at most
 γ_n · Σ|terms|, γ_n ≈ n · 2⁻²⁴ for n terms; tests/test_decoding.py checks exactly that bound). Like
 every floating-point implementation of the exponential mechanism, the accounting does not cover
-that rounding.
+that rounding. The sums are taken in a fixed order (each group's rows one at a time, in row order:
+:func:`~dpsynrag.models.reduction.ordered_group_sum_`, no atomics), so z is bitwise the same on CPU and
+CUDA whatever other clusters share the batch.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ import torch
 from dpsynrag.checks import check_int, check_real
 from dpsynrag.errors import ConfigError
 from dpsynrag.models.decoding import RowLayout, Selector, no_repeat_ngram_mask
+from dpsynrag.models.reduction import ordered_group_sum_
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.prediction import clip_logit_differences, clip_logits, sample_private_tokens
 from dpsynrag.rng import RandomSource
@@ -266,13 +269,13 @@ class PaperSelector(PrivateSelector):
         private = torch.nonzero(~layout.public).flatten().to(dev)
         for i in range(0, private.numel(), _CLIP_ROWS):
             idx = private[i : i + _CLIP_ROWS]
-            z.index_add_(0, group[idx], _weighted(clip_logits(real.index_select(0, idx), self.clip), layout, idx))
+            ordered_group_sum_(z, group[idx], _weighted(clip_logits(real.index_select(0, idx), self.clip), layout, idx))
         if self.uses_public:
             groups, rows = layout.public_rows()
             if rows.numel():
                 groups = groups.to(dev)
                 pub = torch.log_softmax(real.index_select(0, rows.to(dev)).float(), dim=-1)
-                z.index_add_(0, groups, pub * self.public_weight)
+                ordered_group_sum_(z, groups, pub * self.public_weight)
                 self._restrict(z, groups, pub, banned)
         return z.cpu()
 
@@ -386,9 +389,9 @@ class InvisibleInkSelector(PrivateSelector):
             idx = private[i : i + _CLIP_ROWS]
             own = torch.log_softmax(real.index_select(0, idx).float(), dim=-1)
             diff = clip_logit_differences(own, pub.index_select(0, pub_of[group[idx]]), self.clip)
-            z.index_add_(0, group[idx], _weighted(diff, layout, idx))
+            ordered_group_sum_(z, group[idx], _weighted(diff, layout, idx))
         if groups.numel():
-            z.index_add_(0, groups, pub * self.public_scale)
+            ordered_group_sum_(z, groups, pub * self.public_scale)
             self._restrict(z, groups, pub, banned)
         return z.cpu()
 

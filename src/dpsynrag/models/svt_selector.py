@@ -16,6 +16,7 @@ from dpsynrag.checks import check_int
 from dpsynrag.errors import ConfigError
 from dpsynrag.models.decoding import RowLayout, Selector
 from dpsynrag.models.private_selectors import PrivateSelector
+from dpsynrag.models.reduction import ordered_group_sum_
 from dpsynrag.privacy.events import SparseVectorEvent
 from dpsynrag.privacy.prediction import sample_private_tokens
 from dpsynrag.rng import RandomSource
@@ -165,7 +166,7 @@ class SparseVectorSelector(Selector):
             steps = disagreement_steps(top, at_pub, gap=self.run.gap, grid=self.run.grid)
             weight = (torch.ones(private.numel(), dtype=torch.long) if layout.weight is None
                       else torch.round(layout.weight[private]).long())
-            query.index_add_(0, g, weight * (steps - self.run.beta_steps))
+            ordered_group_sum_(query, g, weight * (steps - self.run.beta_steps))  # exact (integers), fixed order
         return v_pub, query
 
     def select(self, logits, layout, finished, texts=None):

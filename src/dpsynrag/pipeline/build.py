@@ -29,6 +29,10 @@ whatever number of keywords the histogram releases.
 The folder is written to a temporary folder and renamed into place at the end, so a failed build
 leaves no folder that looks complete.
 
+The input is read, redacted and cut to ``max_document_tokens`` in one pass once the models are loaded, and
+every later stage reads that result (:class:`~dpsynrag.data.spool.DocumentSpool`: in memory, or an owner-only
+checksummed temporary file beside the folder when large); its owner-only time is ``read_and_redact_s``.
+
 Stages 2, 3, the outlier removal of 5 and each batch of clusters of private prediction are
 checkpointed in the owner-only ``.NAME.work`` beside the folder (:mod:`dpsynrag.pipeline.checkpoint`):
 ``resume=True`` (``--resume``) continues a killed build without drawing any released value again.
@@ -46,7 +50,7 @@ import numpy as np
 
 from dpsynrag.corpus import SyntheticCorpus
 from dpsynrag.data.io import Document
-from dpsynrag.data.streaming import DocumentTexts
+from dpsynrag.data.spool import DocumentSpool, SpoolTexts
 from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_fingerprint, vocabulary_source
 from dpsynrag.errors import DataError
 from dpsynrag.pipeline.checkpoint import BuildCheckpoint
@@ -59,7 +63,7 @@ from dpsynrag.pipeline.clustering import (
 )
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.pipeline.context import check_context
-from dpsynrag.pipeline.display import read_documents
+from dpsynrag.pipeline.display import end_reading, reading_pass
 from dpsynrag.data.words import excluded_words, keyword_view
 from dpsynrag.pipeline.keywords import extract_keyword_sets, make_extractor, unit_keyword_sets
 from dpsynrag.pipeline.prompts import (
@@ -158,11 +162,11 @@ def build_corpus(
 def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=None) -> SyntheticCorpus:
     """DP-SynRAG inside a :class:`~dpsynrag.pipeline.run.BuildRun` (stages 2–6 of the module docstring),
     checkpointed in ``checkpoint``; ``ledger`` and ``ray`` as in :func:`build_corpus`."""
-    config, cal, documents, vocabulary = run.config, run.cal, run.documents, run.prepared
+    config, cal, vocabulary = run.config, run.cal, run.prepared
     progress, timings = run.progress, run.timings
     noise = run.stream("privacy-noise")
     sampling = run.stream("private-prediction")
-    checkpoint.open(documents, config)  # under the writer's lock; a resumed build was recorded already:
+    checkpoint.open(run.input_documents, config)  # under the writer's lock; a resumed build was recorded already:
     display = run.display  # the owner's console (stderr): stages, counts, times; never build.log
     reading = "reading documents (PII pass)" if config.redact_pii else "reading documents"
     display.plan([*([reading] if display.enabled and not checkpoint.resume_message else []),
@@ -181,13 +185,19 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
                   vocabulary=vocabulary)
     timings.update(checkpoint.timings)  # stages of an interrupted build: restored, not rerun
 
+    # the one pass over the input: each document read, redacted (the PII pass too) and cut once; every later
+    # stage reads `documents` (in memory, or an owner-only checksummed temporary file when large)
+    shown = display.enabled and not checkpoint.resume_message  # the owner sees it and the cut count, before any spend
+    with run.timed("read_and_redact_s"):
+        documents = DocumentSpool(reading_pass(display, reading, run.documents) if shown else run.documents,
+                                  folder=run.writer.out.parent,
+                                  prepare=lambda text: lm.truncate(text, config.max_document_tokens))
+    if shown:
+        end_reading(display, documents.changed, len(documents), config.max_document_tokens)
+    texts = documents.texts  # .changed: owner-only count (never which, never logged)
     t = time.time()
-    # each pass re-reads the documents and cuts them again; .changed: owner-only count (never which, never logged)
-    texts = DocumentTexts(documents, lambda text: lm.truncate(text, config.max_document_tokens))
     doc_keywords = checkpoint.restore_keywords()
     if doc_keywords is None:
-        if display.enabled:  # the owner sees the PII pass and how many documents are cut, before any spend
-            read_documents(display, reading, texts, config.max_document_tokens)
         display.start("keywords", total=len(texts), unit="doc")
         extractor = make_extractor(
             config.extractor, lm=lm, K=config.K, batch_size=config.batch_size, language=config.language
@@ -325,6 +335,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     log.info("stage 2d: %d synthetic texts generated", len(synthetic))
     # private: never written to the corpus
     del kept_members, clusters, doc_keywords, counted, persons
+    documents.close()  # the private texts are read no more
 
     kept = run.filter(synthetic)
     records = []
@@ -357,13 +368,14 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     return corpus
 
 
-def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: DocumentTexts, kept_members, W, keywords,
+def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolTexts, kept_members, W, keywords,
                        branches, sampling, *, ray=None):
     """Stage 2d, private prediction (METHOD.md §2d): one text of T tokens per cluster (or per member group),
     charged to the cluster's branch accountant in ``branches``. Returns (texts, (cluster, group) of each,
     the decoding's public description, the rephrase template)."""
     config, cal, lm, progress, display = run.config, run.cal, run.lm, run.progress, run.display
     from dpsynrag.models import PrivatePredictionDecoder
+    from dpsynrag.models.loading import memory_budget
     from dpsynrag.models.engine import GROUP_ROWS, default_step_rows
 
     # only the kept members' texts, read again from the input
@@ -391,7 +403,7 @@ def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: Docume
         svt_max_paid=cal.svt_max_paid,
         svt_run=cal.svt_event() if cal.sparse_vector else None,
         response_template=config.response_template,
-        memory_budget_gb=config.memory_budget_gb,
+        memory_budget_gb=memory_budget(config.memory_budget_gb, lm.device),  # public: a size
         prompt_prefix=lm.public_prefix(rephrase_prefix_template(template)),  # public: template up to a slot
         rows_per_group=min(config.L, GROUP_ROWS),  # public: a document has at most L member rows
         step_rows=default_step_rows(lm.device, expected_rows=config.R * config.k),  # public sizes

@@ -138,6 +138,14 @@ class BuildConfig(GenerationConfig):
     embedding, one threshold vote) per person in a cluster. Every mechanism keeps its per-document
     sensitivity per person, so the calibration, ρ and ε are unchanged; the report says "per person (FIELD)".
 
+    Devices (``device``, ``dtype``, ``memory_budget_gb``; ``--device``, ``--dtype``, ``--memory-budget-gb``;
+    docs/gpu.md): the models' device (None: CUDA when available, else CPU) and the language model's dtype
+    (None: float32 on CPU, bfloat16 on CUDA); on CUDA the deterministic settings of
+    :func:`~dpsynrag.models.loading.enforce_deterministic` are applied. ``memory_budget_gb`` bounds one batch
+    of private prediction's keys/values and logits (None: :func:`~dpsynrag.models.loading.memory_budget` of
+    the device: 2 GB on CPU, half the GPU's free memory, at most 64 GB). None of them changes a privacy
+    parameter; the memory budget does not change a seeded build's texts (the batch-invariant engine).
+
     Synthesis (``synthesis``, ``--synthesis``): ``"prediction"`` (the paper's private prediction of T tokens,
     default) or ``"phrases"`` (issue 41): each cluster's text is a DP phrase release
     (:mod:`dpsynrag.privacy.phrase_release`, :mod:`dpsynrag.pipeline.phrases`): every kept member contributes
@@ -191,7 +199,9 @@ class BuildConfig(GenerationConfig):
     svt_beta: float = Field(DEFAULT_SVT_BETA, gt=0, lt=1)
     svt_gap: float = Field(DEFAULT_SVT_GAP, gt=0)
     batch_size: Optional[int] = Field(None, ge=1)
-    memory_budget_gb: float = Field(2.0, gt=0)
+    memory_budget_gb: Optional[float] = Field(None, gt=0)
+    device: Optional[str] = Field(None, min_length=1)
+    dtype: Optional[Literal["float32", "bfloat16", "float16"]] = None
     prediction_checkpoints: int = Field(CHECKPOINTS_PER_STAGE, ge=1)
     privacy_unit_field: Optional[str] = Field(None, min_length=1)
     synthesis: Literal["prediction", "phrases"] = "prediction"

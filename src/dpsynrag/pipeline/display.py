@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 
 def format_seconds(seconds: float) -> str:
@@ -154,7 +154,10 @@ class _CountingEmbedder:
         return out
 
     def __getattr__(self, name):
-        return getattr(self._embedder, name)
+        found = getattr(self._embedder, name)
+        if name == "encode_private":  # the batched encoding of private texts: counted after each forward
+            return lambda texts, *args, **kwargs: found(texts, *args, on_batch=self._update, **kwargs)
+        return found
 
 
 def cut_advice(cut: int, documents: int, max_document_tokens: int) -> str | None:
@@ -173,20 +176,23 @@ READ_UPDATE = 32
 """Documents per update of the reading stage's bar."""
 
 
-def read_documents(display: BuildDisplay, name: str, texts, max_document_tokens: int) -> int:
-    """The reading stage ``name`` of a build: one pass over ``texts`` (a
-    :class:`~dpsynrag.data.streaming.DocumentTexts`: each document read, redacted when the build redacts (the
-    PII pass) and cut to the model's ``max_document_tokens``), its bar advanced every :data:`READ_UPDATE`
-    documents; then the owner's :func:`cut_advice`. Returns how many documents were cut (owner-only)."""
-    display.start(name, total=len(texts), unit="doc")
+def reading_pass(display: BuildDisplay, name: str, documents: Iterable) -> Iterator:
+    """The reading stage ``name`` of a build: yields ``documents`` (the one pass that reads each document and
+    redacts it when the build redacts, the PII pass included), the stage's bar advanced every
+    :data:`READ_UPDATE` documents and brought to the count at the end. The stage is ended by :func:`end_reading`."""
+    display.start(name, total=len(documents), unit="doc")
     n = 0
-    for n, _ in enumerate(texts, start=1):
+    for n, document in enumerate(documents, start=1):
         if n % READ_UPDATE == 0:
             display.update(READ_UPDATE)
+        yield document
     display.reach(n)
-    cut = texts.changed
-    display.end(f"{cut} of {n} cut to --max-document-tokens {max_document_tokens}")
-    advice = cut_advice(cut, n, max_document_tokens)
+
+
+def end_reading(display: BuildDisplay, cut: int, documents: int, max_document_tokens: int) -> None:
+    """End the reading stage with how many of ``documents`` were ``cut`` (owner-only), then the owner's
+    :func:`cut_advice`."""
+    display.end(f"{cut} of {documents} cut to --max-document-tokens {max_document_tokens}")
+    advice = cut_advice(cut, documents, max_document_tokens)
     if advice:
         display.say(advice)
-    return cut

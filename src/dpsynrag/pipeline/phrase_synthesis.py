@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dpsynrag.data.streaming import DocumentTexts
+from dpsynrag.data.spool import SpoolTexts
 from dpsynrag.pipeline.keywords import unit_keyword_sets
 from dpsynrag.pipeline.phrases import collection_texts, document_phrases, phrase_text
 from dpsynrag.pipeline.run import BuildRun
 from dpsynrag.privacy.phrase_release import release_phrases
 
 
-def phrase_synthesis(run: BuildRun, texts: DocumentTexts, kept_members: Sequence[Sequence[int]], W: Sequence[str],
+def phrase_synthesis(run: BuildRun, texts: SpoolTexts, kept_members: Sequence[Sequence[int]], W: Sequence[str],
                      branches, noise) -> list[str]:
     """Stage 2d with ``synthesis="phrases"`` (issue 41): per cluster r, each kept member row contributes
     :func:`~dpsynrag.pipeline.phrases.document_phrases` of its own text (at most m, preferring the released
@@ -36,7 +36,7 @@ def phrase_synthesis(run: BuildRun, texts: DocumentTexts, kept_members: Sequence
     return synthetic
 
 
-def collection_phrase_synthesis(run: BuildRun, texts: DocumentTexts, keywords: Sequence[tuple[str, float]],
+def collection_phrase_synthesis(run: BuildRun, texts: SpoolTexts, keywords: Sequence[tuple[str, float]],
                                 accountant, noise, persons) -> list[tuple[int | None, str, float]]:
     """Stage 2d with ``synthesis="phrases"``, ``phrase_scope="collection"``: one phrase release over the whole
     collection. Each document contributes :func:`~dpsynrag.pipeline.phrases.document_phrases` of its own text

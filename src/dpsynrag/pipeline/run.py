@@ -253,14 +253,15 @@ class BuildRun:
 
     def load_models(self, *, need_embedder: bool = True) -> None:
         """Load the models not given: the embedder first (a bad name fails before the language model loads)."""
+        device, dtype = getattr(self.config, "device", None), getattr(self.config, "dtype", None)  # None: defaults
         if self.embedder is None and need_embedder:
             from dpsynrag.models import Embedder
 
-            self.embedder = Embedder.load(self.config.embedder)
+            self.embedder = Embedder.load(self.config.embedder, device=device)
         if self.lm is None:
             from dpsynrag.models import LanguageModel
 
-            self.lm = LanguageModel.load(self.config.model)
+            self.lm = LanguageModel.load(self.config.model, device=device, dtype=dtype)
 
     @contextmanager
     def timed(self, name: str):
