@@ -112,4 +112,4 @@ def test_own_cpu_is_the_own_task_default_and_leaves_cpu_alone():
     assert not {"outlier_removal", "synthesis", "phrase_scope", "phrase_max"} & set(cpu.synrag)
     assert {k: v for k, v in own.synrag.items() if k not in changed} == {
         k: v for k, v in cpu.synrag.items() if k not in changed}
-    assert own.methods == ("non-rag", "rag", "dp-synrag")
+    assert own.methods == ("non-rag", "rag", "dp-synrag") and (own.top_k, cpu.top_k) == (1, 5)

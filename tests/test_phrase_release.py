@@ -418,6 +418,10 @@ def test_collection_build_releases_shared_phrases_and_reports_one_release(tmp_pa
     assert [m["name"] for m in privacy["mechanisms"]][-1] == "phrase release"
     assert privacy["mechanisms"][-1]["l2_sensitivity"] == math.sqrt(8)
     assert corpus.manifest["decoding"]["phrase_scope"] == "collection"
+    # each text holds one fact's phrasings: the corpus answers from its top text unless asked otherwise
+    assert corpus.default_top_k == 1 and corpus.answerer(lm=tiny_lm, embedder=HashEmbedder()).top_k == 1
+    per_cluster = build_corpus(_docs(), tmp_path / "k", BuildConfig(**BUILD), lm=tiny_lm, embedder=HashEmbedder())
+    assert per_cluster.default_top_k == 10  # no task: the library's 10
 
 
 def test_collection_release_counts_each_person_once(tmp_path, tiny_lm, monkeypatch):

@@ -206,20 +206,34 @@ class SyntheticCorpus:
 
             lm = LanguageModel.load(self.manifest["model"]["spec"])
         task = self.manifest["config"].get("task")
-        if system_prompt is None or top_k is None:
-            default_prompt, default_k = DEFAULT_SYSTEM_PROMPT, 10
+        if system_prompt is None:
+            system_prompt = DEFAULT_SYSTEM_PROMPT
             if task:
                 from dpsynrag.tasks import get_task
 
-                t = get_task(task)
-                default_prompt, default_k = t.answer_system_prompt, t.rag_top_k
-            system_prompt = system_prompt or default_prompt
-            top_k = top_k or default_k
+                system_prompt = get_task(task).answer_system_prompt
+        top_k = top_k or self.default_top_k
         _, texts, index = self.view(repeat_copies=repeat_copies)
         return RAGAnswerer(
             lm, embedder, texts, top_k=top_k, system_prompt=system_prompt, max_new_tokens=max_new_tokens, index=index,
             min_similarity=min_similarity,
         )
+
+    @property
+    def default_top_k(self) -> int:
+        """The corpus's retrieval depth when none is asked: 1 for a phrase release over the whole collection
+        (``phrase_scope="collection"``: each text holds the released phrasings of one fact, and more texts
+        give a small answering model other facts' figures to pick from: issue 41,
+        ``benchmarks/results/owndata_collection.md``), else its task's ``rag_top_k``, else 10. Public: read from
+        the manifest."""
+        if (self.manifest.get("decoding") or {}).get("phrase_scope") == "collection":
+            return 1
+        task = self.manifest["config"].get("task")
+        if task:
+            from dpsynrag.tasks import get_task
+
+            return int(get_task(task).rag_top_k)
+        return 10
 
     def retrieve(self, question: str, *, top_k: int = 10, repeat_copies: bool = False) -> list[str]:
         """The ``top_k`` kept synthetic texts most similar to ``question``, distinct unless

@@ -46,13 +46,9 @@ class Hit:
 
 
 def default_top_k(corpus) -> int:
-    """The corpus's retrieval depth: its task's ``rag_top_k``, else 10 (as :meth:`SyntheticCorpus.answerer`)."""
-    task = corpus.manifest.get("config", {}).get("task")
-    if task:
-        from dpsynrag.tasks import get_task
-
-        return int(get_task(task).rag_top_k)
-    return 10
+    """The corpus's retrieval depth (:attr:`SyntheticCorpus.default_top_k
+    <dpsynrag.corpus.reader.SyntheticCorpus.default_top_k>`)."""
+    return corpus.default_top_k
 
 
 class CorpusRetriever:
