@@ -354,6 +354,8 @@ def test_models_convert_command(tmp_path, fake_gguf_loading, monkeypatch):
     text.write_text("x")
     bad = CliRunner().invoke(app, ["models", "convert", str(text), "--out", str(tmp_path / "other")])
     assert bad.exit_code == 2 and "not a GGUF file" in bad.output and not (tmp_path / "other").exists()
+    missing = CliRunner().invoke(app, ["models", "convert", str(tmp_path / "none.gguf"), "--out", str(tmp_path / "o")])
+    assert missing.exit_code == 2 and "does not exist" in missing.output
 
 
 def test_the_manifest_records_the_models_file_hashes(tmp_path, tiny_model, tiny_lm, monkeypatch):

@@ -84,17 +84,28 @@ def test_json_lines_questions_to_an_out_file_with_a_floor(tmp_path, corpus, load
     assert missed["contexts"] and not any(c["given"] for c in missed["contexts"])
 
 
-@pytest.mark.parametrize("content, message", [
-    ("", "holds no question"),
-    ('{"question": "fever?"}\nnot json\n', "line 2: not a JSON object with a non-empty string `question`"),
-    ('{"question": "  "}\n', "line 1: not a JSON object"),
+@pytest.mark.parametrize("name, content, message", [
+    ("q.jsonl", b"", "holds no question"),
+    ("q.jsonl", b'{"question": "fever?"}\nnot json\n', "line 2: not a JSON object with a non-empty string `question`"),
+    ("q.jsonl", b'{"question": "  "}\n', "line 1: not a JSON object"),
+    ("q.txt", b"fever?\nr\xe9sum\xe9\n", "line 2 is not UTF-8 (byte 0xe9); re-encode the file as UTF-8"),
+    ("q.csv", b"query,answers\nfever?,x\n", "a CSV file needs a header with a `question` column (found query, answers)"),
+    ("q.csv", b"question,answers\nfever?,x\n,y\n", "line 3: an empty `question`"),
 ])
-def test_a_bad_questions_file_is_refused_before_any_model_loads(tmp_path, corpus, loads, content, message):
-    path = tmp_path / "q.jsonl"
-    path.write_text(content)
+def test_a_bad_questions_file_is_refused_before_any_model_loads(tmp_path, corpus, loads, name, content, message):
+    path = tmp_path / name
+    path.write_bytes(content)
     result = runner.invoke(app, ["query", str(corpus), "--questions", str(path)])
     assert result.exit_code == 2 and message in " ".join(result.output.split()), result.output
     assert loads == []
+
+
+def test_a_csv_questions_file_is_read_by_its_question_column(tmp_path):
+    from dpsynrag.commands.questions import read_questions
+
+    path = tmp_path / "q.csv"
+    path.write_bytes('\ufeffquestion,answers\n"What is the API limit, per minute?",600 requests\nfever?,x\n'.encode())
+    assert read_questions(str(path)) == ["What is the API limit, per minute?", "fever?"]  # header, BOM, answers: not questions
 
 
 @pytest.mark.parametrize("args, message", [

@@ -32,6 +32,8 @@ def convert_command(
     from dpsynrag.models.gguf import convert_gguf, file_sha256, model_file_hashes
 
     try:
+        if not gguf.exists():
+            raise ConfigError(f"GGUF: {str(gguf)!r} does not exist.")
         if not gguf.is_file() or gguf.suffix.lower() != ".gguf":
             raise ConfigError(f"GGUF: {str(gguf)!r} is not a GGUF file (*.gguf).")
         if out.exists():

@@ -31,15 +31,22 @@ written: larger chunks batch more, smaller ones show answers sooner."""
 def read_questions(path: str) -> list[str]:
     """The questions of ``--questions FILE`` (``-``: standard input): one per non-blank line, or, when the
     first non-blank line is a JSON object, JSON lines each with a non-empty string field ``question``
-    (other fields ignored). Surrounding whitespace is stripped.
+    (other fields ignored), or, for a ``.csv`` file, its ``question`` column (a header row first, as
+    ``eval --queries`` reads). Surrounding whitespace is stripped.
 
     Raises:
         ConfigError: the file cannot be read. DataError: no question, or a JSON line without a question.
     """
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read --questions {path}: {getattr(exc, 'strerror', None) or type(exc).__name__}.") from None
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = exc.object[:exc.start].count(b"\n") + 1
+        raise ConfigError(f"cannot read --questions {path}: line {line} is not UTF-8 (byte {exc.object[exc.start]:#04x}); "
+                          "re-encode the file as UTF-8.") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read --questions {path}: {exc.strerror or type(exc).__name__}.") from None
+    if path != "-" and Path(path).suffix.lower() == ".csv":
+        return _csv_questions(path, text)
     lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     if not lines:
         raise DataError(f"--questions {path} holds no question (one a line, or JSON lines with a `question` field).")
@@ -56,6 +63,26 @@ def read_questions(path: str) -> list[str]:
             raise DataError(f"--questions {path}, line {n}: not a JSON object with a non-empty string `question` (the "
                             "file's first line is JSON, so every line must be).")
         questions.append(question.strip())
+    return questions
+
+
+def _csv_questions(path: str, text: str) -> list[str]:
+    """The ``question`` column of a CSV file with a header (other columns, e.g. ``answers``, ignored)."""
+    import csv
+    import io
+
+    reader = csv.DictReader(io.StringIO(text))
+    if "question" not in (reader.fieldnames or []):
+        raise DataError(f"--questions {path}: a CSV file needs a header with a `question` column (found "
+                        f"{', '.join(reader.fieldnames or []) or 'no header'}).")
+    questions = []
+    for n, row in enumerate(reader, start=2):
+        question = (row.get("question") or "").strip()
+        if not question:
+            raise DataError(f"--questions {path}, line {n}: an empty `question`.")
+        questions.append(question)
+    if not questions:
+        raise DataError(f"--questions {path} holds no question.")
     return questions
 
 

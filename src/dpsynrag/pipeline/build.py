@@ -310,7 +310,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     if restored is None:
         timings["outlier_removal_s"] = time.time() - t
         checkpoint.save_clusters(kept_members, truncation, branches, timings)
-    log.info("stage 1c: outlier removal done")
+    log.info("stage 1c: outlier removal %s", "done" if config.outlier_removal else "off (every member kept)")
 
     t = time.time()
     if config.synthesis == "phrases" and config.phrase_scope == "collection":

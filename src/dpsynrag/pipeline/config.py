@@ -427,7 +427,7 @@ class BuildConfig(GenerationConfig):
             from dpsynrag.data.pii import pii_note
 
             notes.append(pii_note(self.identifier_placeholder, self.pii_entities))
-        if self.threshold_excess_weight != 1.0:
+        if self.threshold_excess_weight != 1.0 and self.outlier_removal:
             notes.append(f"the outlier-removal threshold's utility weighs members kept beyond k by "
                          f"{self.threshold_excess_weight:g} (the paper: 1); its sensitivity is still 1 and its "
                          "cost epsilon_theta^2/8")
