@@ -57,7 +57,8 @@ def test_build_method_error_lists_only_the_methods_build_accepts():
     assert "`--method` must be one of dp-synth, aug-pe, dp-synrag. Found 'nope'." in _out(result)
     assert "non-rag" not in _out(result) and "registered" not in _out(result)
     result = runner.invoke(app, ["budget", "--epsilon", "1", "--delta", "1e-3", "--method", "rag"])
-    assert result.exit_code == 2 and "must be one of dp-rag, dp-synth, aug-pe, dp-synrag. Found 'rag'." in _out(result)
+    assert result.exit_code == 2 and ("must be one of dp-rag, murag, murag-ada, dp-vote-rag, dp-sparse-vote-rag, dp-ksa, dp-synth, "
+                                                  "aug-pe, dp-synrag. Found 'rag'.") in _out(result)
 
 
 def test_error_wording_agrees_with_the_number_of_flags(tmp_path):
