@@ -57,6 +57,18 @@ def test_phrases_are_the_documents_own_ngrams_capped_and_ranked():
     assert digits[0] == "0000 or Leeds" and len(digits) == 5  # the others are numbers in half or more words
 
 
+def test_ordinals_are_one_token_and_public_words_carry_no_content():
+    assert segment_tokens("Invoices go out on the 1st of each month, by the 10th; not 3 rd") == [
+        ["Invoices", "go", "out", "on", "the", "1st", "of", "each", "month,", "by", "the", "10th"], ["not", "3", "rd"]]
+    text = "Call us on +44 20 7946 0000. The fee is 15 EUR."
+    every = document_phrases(text, n=3, max_phrases=100)
+    public = document_phrases(text, n=3, max_phrases=100, public=["+44 20 7946 0000"])
+    assert "on 44 20" in every and "20 7946 0000" in every
+    # made only of the public number's words and stop words ("us", "on"): not candidates; the fee's phrases stay
+    assert set(every) - set(public) == {"us on 44", "on 44 20", "44 20 7946", "20 7946 0000"}
+    assert public == ("is 15 EUR", "fee is 15", "The fee is")
+
+
 def test_phrases_are_a_function_of_the_document_alone():
     """The same document gives the same set whatever other documents were read before (no corpus statistic,
     no state carried between calls), and a placeholder-only or stop-word-only n-gram is never a phrase."""

@@ -27,6 +27,7 @@ def phrase_synthesis(run: BuildRun, texts: SpoolTexts, kept_members: Sequence[Se
     synthetic = []
     for r, members in enumerate(kept_members):
         sets = [document_phrases(text_of[i], n=config.phrase_n, max_phrases=config.phrase_max, keyword=W[r],
+                                 public=config.pii_allow,
                                  language=config.language, placeholder=placeholder) for i in members]
         released = release_phrases(sets, max_phrases=cal.phrase_max, sigma=cal.phrase_sigma,
                                    threshold=cal.phrase_threshold, accountant=branches[r], random=noise)
@@ -55,7 +56,7 @@ def collection_phrase_synthesis(run: BuildRun, texts: SpoolTexts, keywords: Sequ
     display.start("phrase release", total=len(texts), unit="doc")
     sets = []
     for i, text in texts.rows(range(len(texts))):
-        sets.append(document_phrases(text, n=config.phrase_n, max_phrases=config.phrase_max,
+        sets.append(document_phrases(text, n=config.phrase_n, max_phrases=config.phrase_max, public=config.pii_allow,
                                      keyword=None, language=config.language, placeholder=placeholder))
         display.update()
     if persons is not None:

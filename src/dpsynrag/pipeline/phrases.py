@@ -8,7 +8,8 @@ and line breaks); a segment is tokenised by a public rule (:data:`TOKEN`: words,
 ``. , : /`` and an optional currency sign or ``%``, lone currency signs), kept as written (a name keeps its
 capital: records of one topic write it alike); a comma right after a token stays on it ("cramps,"). The candidates are the segment's word n-grams (a segment shorter than n
 words, of at least 2, is one candidate), minus those made only of stop words (scikit-learn's English list,
-or wordfreq's most frequent words; compared lower-cased) and words of the redaction placeholder. When there are more than m
+or wordfreq's most frequent words; compared lower-cased), words of the redaction placeholder and words of
+the public strings (``--pii-allow``: the support number, the company's name...). When there are more than m
 distinct candidates the document keeps the m first by the public order:
 
 1. those holding the cluster's released keyword (in any case) first;
@@ -37,7 +38,7 @@ import regex
 from dpsynrag.data.words import check_language, stop_words
 
 TOKEN = regex.compile(
-    r"\p{Sc}?\d+(?:[.,:/]\d+)*%?"  # numbers: 15, 15.00, 1,500, 2024/01, €15, 20%
+    r"\p{Sc}?\d+(?:[.,:/]\d+)*(?:%|(?:st|nd|rd|th)\b)?"  # numbers: 15, 15.00, 1,500, 2024/01, €15, 20%, 1st, 10th
     r"|[\p{L}\p{M}\p{N}]+(?:['’\-][\p{L}\p{M}\p{N}]+)*"  # words, with inner ' and -
     r"|\p{Sc}"  # a lone currency sign
 )
@@ -80,7 +81,7 @@ def segment_tokens(text: str) -> list[list[str]]:
 
 
 def document_phrases(text: str, *, n: int, max_phrases: int, keyword: str | None = None, language: str = "en",
-                     placeholder: str | None = None) -> tuple[str, ...]:
+                     placeholder: str | None = None, public: Sequence[str] = ()) -> tuple[str, ...]:
     """The at most ``max_phrases`` distinct phrases one document contributes (module docstring), best first.
 
     Args:
@@ -89,6 +90,8 @@ def document_phrases(text: str, *, n: int, max_phrases: int, keyword: str | None
         keyword: the cluster's released keyword (public); its phrases come first. None: no preference.
         language: a wordfreq language code (stop words and rarity).
         placeholder: the redaction's public replacement text; its words carry no content.
+        public: public strings (``--pii-allow``); their words carry no content either (a phrase made only of
+            them, stop words and the placeholder's words, "on 44 20 7946", is not a candidate).
 
     Returns:
         A tuple of at most m distinct phrases: tokens joined by single spaces.
@@ -98,8 +101,8 @@ def document_phrases(text: str, *, n: int, max_phrases: int, keyword: str | None
     """
     language = check_language(language)
     empty = set(stop_words(language))
-    if placeholder:
-        empty |= {t.rstrip(",").lower() for s in segment_tokens(placeholder) for t in s}
+    for string in ([placeholder] if placeholder else []) + list(public):
+        empty |= {t.rstrip(",").lower() for s in segment_tokens(string) for t in s}
     key = None if keyword is None else keyword.lower()
     best: dict[str, tuple] = {}
     position = 0
