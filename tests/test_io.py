@@ -79,7 +79,8 @@ def test_missing_field_names_field_available_fields_and_line(tmp_path):
     with pytest.raises(DataError) as info:
         load_documents(path)
     message = str(info.value)
-    assert "line 2 (row 1)" in message and "missing field 'text'" in message and "available fields: body, id" in message
+    assert "line 2 (row 1)" in message and "this row lacks the field 'text' that earlier rows have" in message
+    assert "its fields: body, id" in message and "name the right field" not in message
 
 
 def test_non_string_and_empty_text(tmp_path):

@@ -237,7 +237,9 @@ def test_cli_set_budget_per_person_binds_the_persons_in_any_later_collection(tmp
         _charge(led, [Document(id="b", text="second new note", unit="p3")])
     result = runner.invoke(app, ["ledger", "show", str(data), *base])
     assert result.exit_code == 0, result.output
-    assert "most-spent unit" in result.output and "1 of 50 unit(s) at it" in " ".join(result.output.split())  # p3 of 10 persons + 40 notes
+    out = " ".join(result.output.split())  # p3 is at the maximum; its 4 notes of this file are not (the new one is elsewhere)
+    assert "most-spent unit" in out and "1 of 10 person(s) and 0 of 40 document(s) at it" in out and "of 50" not in out
+    assert led.unit_totals()["persons"] == 10  # p0..p9: p3 of the new collection is the same person (keyed by its key)
 
 
 def test_per_person_and_per_document_releases_of_the_same_texts_compose(tmp_path):

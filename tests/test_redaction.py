@@ -82,7 +82,15 @@ def test_identifiers_from_jsonl_csv_and_parquet(tmp_path):
 
 def test_identifier_field_errors_name_field_and_row_never_content(tmp_path):
     path = _jsonl(tmp_path / "d.jsonl", [{"text": "a", "name": "Ann"}, {"text": "b"}])
-    with pytest.raises(DataError, match=r"line 2 \(row 1\): missing field 'name'.*--identifier-field"):
+    with pytest.raises(DataError) as info:  # the field is right (row 0 has it): the row lacks the key
+        load_documents(path, identifier_fields=["name"])
+    message = str(info.value)
+    assert "line 2 (row 1): this row lacks the field 'name' that earlier rows have" in message
+    assert 'writes "name": null (accepted' in message and "name the right field" not in message
+    _jsonl(path, [{"text": "a", "name": "Ann"}, {"text": "b", "name": None}])  # null: a row without a value
+    assert [d.identifiers for d in load_documents(path, identifier_fields=["name"])] == [("Ann",), ()]
+    path = _jsonl(tmp_path / "f.jsonl", [{"text": "a"}])  # the first row: the field may be wrong
+    with pytest.raises(DataError, match=r"row 0\): missing field 'name'.*null.*--identifier-field"):
         load_documents(path, identifier_fields=["name"])
     path = _jsonl(tmp_path / "e.jsonl", [{"text": "a", "name": {"first": "Jane Roe"}}])
     with pytest.raises(DataError, match=r"row 0\): identifier field 'name' must be a scalar.*found dict") as info:

@@ -80,6 +80,32 @@ def _print_plan(report) -> None:
     print_privacy(report)
 
 
+def _check_device(config) -> None:
+    """A typed ``--device`` this machine cannot use is refused before anything loads, for a dry run too,
+    with the message the model loader gives (:func:`~dpsynrag.models.loading.resolve_device`).
+
+    Raises:
+        ConfigError: not a torch device (``tpu``), or CUDA asked for where none is available.
+    """
+    device = getattr(config, "device", None)
+    if device is not None:
+        from dpsynrag.models.loading import resolve_device
+
+        resolve_device(device)
+
+
+def _warn_weak_epsilon(epsilon: float) -> None:
+    """The owner console's warning (stderr) for a target ``epsilon`` above
+    :data:`~dpsynrag.privacy.report.WEAK_EPSILON`; the build goes on (the privacy report's notes say it too)."""
+    from dpsynrag.privacy.report import weak_epsilon_note
+
+    note = weak_epsilon_note(epsilon)
+    if note:
+        from dpsynrag.commands.common import err_console
+
+        err_console.print(f"[bold yellow]warning:[/] {note}", highlight=False)
+
+
 def _check_input_fields(values: dict, config, identifier_fields: tuple[str, ...]) -> str:
     """``build --dry-run``: the named fields exist in INPUT, from field names only (a CSV header, a Parquet
     schema, a JSON-lines file's first object's keys; :func:`~dpsynrag.data.io.check_fields`). A task's data
@@ -239,7 +265,7 @@ class BuildCommand(RegistryCommand):
             keyword_param("input", typer.Argument(..., help="Private collection: JSONL, CSV or Parquet file (or a task's data folder with --task)."), Path),
             keyword_param("out", typer.Option(..., "--out", help="Corpus folder to create."), Path),
             keyword_param("extend", typer.Option(None, "--extend", metavar="CORPUS", help="Grow CORPUS: build from INPUT's documents that CORPUS does not hold yet (those already built, or with --privacy-unit-field every document of a person CORPUS holds, are left out before anything is read or charged: their count is printed; same method, model, embedder, task and --privacy-unit-field) and write --out holding CORPUS's texts and the new ones, one index, one report listing both builds. The new documents (persons) cost only this build's epsilon. Needs CORPUS.owner.json beside it."), Optional[Path]),
-            keyword_param("epsilon", typer.Option(..., "--epsilon", help="Target epsilon (> 0)."), float),
+            keyword_param("epsilon", typer.Option(..., "--epsilon", help="Target epsilon (> 0; above 20 warns that the guarantee is too weak to mean much; the paper uses 10)."), float),
             keyword_param("delta", typer.Option(..., "--delta", help="Target total delta, in (0, 1)."), float),
             keyword_param("method", typer.Option("dp-synrag", "--method", help=f"The method: {names}."), str),
             _preset_param(),
@@ -288,6 +314,8 @@ class BuildCommand(RegistryCommand):
                       **redaction}
             config, preset, why, applied = _configure(ctx, values, method, offered, common)
             config.calibrate()
+            _check_device(config)
+            _warn_weak_epsilon(values["epsilon"])
             if getattr(config, "redact_pii", False):
                 from dpsynrag.data.pii import require_presidio
 

@@ -108,14 +108,24 @@ def _fmt_eps(value: float) -> str:
     return "inf (summed delta >= 1: no guarantee)" if math.isinf(value) else f"{value:.4f}"
 
 
+def _counts(units: dict, kind: str) -> str:
+    """"A of B unit(s)", or, where some units are persons, "A of B person(s) and C of D document(s)"
+    (a per-person release charges each person and each document it read)."""
+    persons, at = units.get("persons", 0), units.get("persons_at_max", 0)
+    if not persons:
+        return f"{units['at_max']} of {units['units']} {kind}(s)"
+    return (f"{at} of {persons} person(s) and {units['at_max'] - at} of {units['units'] - persons} document(s)")
+
+
 def most_spent_line(units: dict | None) -> str | None:
-    """"most-spent document: ..." from :meth:`PrivacyLedger.unit_totals` (None when no unit is recorded)."""
+    """"most-spent document: ..." from :meth:`PrivacyLedger.unit_totals` (None when no unit is recorded);
+    persons and documents are counted apart."""
     if units is None:
         return None
     m, kind = units["max"], units["unit_kind"]
     return (f"most-spent {kind}: lifetime epsilon={_fmt_eps(m['epsilon'])} (tight {_fmt_eps(m['epsilon_tight'])}) "
             f"after {m['releases']} release(s), rho={m['rho']:.6g}, summed delta={m['delta']:.3g}; "
-            f"{units['at_max']} of {units['units']} {kind}(s) at it")
+            f"{_counts(units, kind)} at it")
 
 
 def summary_line(ledger: PrivacyLedger, dataset: str) -> str:

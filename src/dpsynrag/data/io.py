@@ -246,7 +246,7 @@ def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: in
     for row_index, where, row in iter_rows(file, text_field, id_field, columns, max_chars=max_chars):
         if limit is not None and row_index >= limit:
             break
-        text = _field(row, text_field, where, file)
+        text = _field(row, text_field, where, file, later=row_index > 0)
         if not isinstance(text, str):
             raise DataError(f"{file.name}, {where}: field {text_field!r} must be a string, found {type(text).__name__}.")
         blank = text.blank if isinstance(text, CutText) else not text or text.isspace()  # isspace: no copy
@@ -257,7 +257,7 @@ def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: in
             )
         text, digest, normal_key = (str(text), text.sha256, text.key) if isinstance(text, CutText) else cut_text(
             text, max_chars)
-        doc_id = str(row_index) if id_field is None else _document_id(row, id_field, where, file)
+        doc_id = str(row_index) if id_field is None else _document_id(row, id_field, where, file, row_index > 0)
         if id_field is not None:
             key = _hash64(doc_id)
             if key in seen_ids:
@@ -268,8 +268,8 @@ def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: in
                         "unique; hint: leave out the id field (no --id-field; id_field=None) to number rows instead."
                     )
             seen_ids.add(key)
-        identifiers = tuple(v for name in identifier_fields for v in _identifiers(row, name, where, file))
-        unit = None if unit_field is None else _unit(row, unit_field, where, file)
+        identifiers = tuple(v for name in identifier_fields for v in _identifiers(row, name, where, file, row_index > 0))
+        unit = None if unit_field is None else _unit(row, unit_field, where, file, row_index > 0)
         count += 1
         del row  # with a cut text, the whole one goes now
         yield Document(id=doc_id, text=text, identifiers=identifiers, text_sha256=digest, unit=unit,
@@ -278,8 +278,8 @@ def _iter_documents(file: Path, text_field: str, id_field: str | None, limit: in
         raise DataError(f"{file.name}: no documents found in {str(file)!r} (the file has no data rows).")
 
 
-def _document_id(row: Mapping[str, Any], id_field: str, where: str, file: Path) -> str:
-    raw_id = _field(row, id_field, where, file)
+def _document_id(row: Mapping[str, Any], id_field: str, where: str, file: Path, later: bool = False) -> str:
+    raw_id = _field(row, id_field, where, file, later=later)
     if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
         raise DataError(f"{file.name}, {where}: id field {id_field!r} is empty (null, or whitespace only).")
     if isinstance(raw_id, (dict, list)):
@@ -287,13 +287,14 @@ def _document_id(row: Mapping[str, Any], id_field: str, where: str, file: Path) 
     return str(raw_id)
 
 
-def _unit(row: Mapping[str, Any], unit_field: str, where: str, file: Path) -> str:
+def _unit(row: Mapping[str, Any], unit_field: str, where: str, file: Path, later: bool = False) -> str:
     """The row's privacy unit key: the value of ``unit_field``, stringified with surrounding whitespace
     removed and a whole number written as one (``1``, ``1.0``, ``"1.0"`` and ``" 1 "`` are the same person, as a
     spreadsheet or pandas export may write one id several ways); never quoted in an error."""
     raw = _field(row, unit_field, where, file, what="privacy unit field",
                  hint="Every document needs its person's key. Hint: name the right field (--privacy-unit-field; "
-                      "privacy_unit_field= in the API) or add the key to every row.")
+                      "privacy_unit_field= in the API) or add the key to every row.", later=later,
+                 later_hint="Every document needs its person's key. Hint: add it to this row.")
     if isinstance(raw, (dict, list)):
         raise DataError(f"{file.name}, {where}: privacy unit field {unit_field!r} must be a scalar, found "
                         f"{type(raw).__name__}.")
@@ -312,9 +313,13 @@ def _unit(row: Mapping[str, Any], unit_field: str, where: str, file: Path) -> st
 _WHOLE_NUMBER = re.compile(r"-?[0-9]+\.0+")
 
 
-def _identifiers(row: Mapping[str, Any], name: str, where: str, file: Path) -> list[str]:
-    """The non-empty values of identifier field ``name``: a scalar (stringified) or a list of them."""
-    raw = _field(row, name, where, file)
+def _identifiers(row: Mapping[str, Any], name: str, where: str, file: Path, later: bool = False) -> list[str]:
+    """The non-empty values of identifier field ``name``: a scalar (stringified) or a list of them; a null
+    value is a row without identifiers (the key itself must be there: a missing key is an error)."""
+    none = (f'A row without a value writes "{name}": null (accepted: it has no identifiers to redact), or fill '
+            "the value in.")
+    raw = _field(row, name, where, file, hint=f"If other rows have this field: {none} Otherwise name the right field "
+                 "(--identifier-field; identifier_fields= in the API).", later=later, later_hint=f"Hint: {none}")
     values = raw if isinstance(raw, list) else [raw]
     for v in values:
         if isinstance(v, (dict, list)):
@@ -341,11 +346,19 @@ _FIELD_HINT = ("Hint: name the right field (--text-field / --id-field / --identi
                "id_field= / identifier_fields= in the API).")
 
 
+_LATER_HINT = "Hint: add the key to this row, or remove the row."
+
+
 def _field(row: Mapping[str, Any], name: str, where: str, file: Path, *, what: str = "field",
-           hint: str = _FIELD_HINT) -> Any:
-    """``row[name]``; a missing field raises a DataError naming the row, the field and the fields there are."""
+           hint: str = _FIELD_HINT, later: bool = False, later_hint: str = _LATER_HINT) -> Any:
+    """``row[name]``; a missing field raises a DataError naming the row, the field and the fields there are.
+    ``later``: not the first row, so earlier rows had the key (each row is checked as read) and the field's
+    name is right: the message says this row lacks it and gives ``later_hint``, not ``hint``."""
     if name not in row:
         available = ", ".join(map(str, row.keys())) or "(none)"
+        if later:
+            raise DataError(f"{file.name}, {where}: this row lacks the {what} {name!r} that earlier rows have (its "
+                            f"fields: {available}). {later_hint}")
         raise DataError(f"{file.name}, {where}: missing {what} {name!r}; available fields: {available}. {hint}")
     return row[name]
 

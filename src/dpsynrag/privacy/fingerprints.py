@@ -156,7 +156,7 @@ def _collection_name(digests: list[bytes], with_units: bool) -> str:
 
 
 def scan_collection(documents: Iterable[Any], key: bytes | None, *, unit_ids: Sequence[Any] | None = None,
-                    with_documents: bool = False) -> tuple[str, set[bytes], bool]:
+                    with_documents: bool = False, persons: set[bytes] | None = None) -> tuple[str, set[bytes], bool]:
     """One pass over a collection: its :func:`dataset_fingerprint`, its unit fingerprints under ``key``
     (:func:`unit_fingerprints`; empty when ``key`` is None) and whether it has privacy units (``unit_ids``
     or a document's ``unit``).
@@ -165,13 +165,16 @@ def scan_collection(documents: Iterable[Any], key: bytes | None, *, unit_ids: Se
     text fingerprint beside its unit's: a per-person release then also charges every document it read, so
     it composes with per-document releases of the same texts (an ε-DP guarantee per person implies the same
     ε per document: removing one document of a person moves each statistic by at most the per-person
-    sensitivity). The converse is not charged: a per-document release is not recorded against persons."""
+    sensitivity). The converse is not charged: a per-document release is not recorded against persons.
+    ``persons``: when given (with a ``key``), the units that are persons are also added to it."""
     digests, units, with_units = [], set(), False
     for digest, unit in _unit_keys(documents, unit_ids):
         with_units |= unit is not None
         digests.append(digest if unit is None else digest + hashlib.sha256(unit).digest())
         if key is not None:
-            units.add(keyed_fingerprint(key, unit_message(digest, unit)))
+            units.add(fp := keyed_fingerprint(key, unit_message(digest, unit)))
+            if persons is not None and unit is not None:
+                persons.add(fp)
             if with_documents and unit is not None:
                 units.add(keyed_fingerprint(key, unit_message(digest, None)))
     return _collection_name(digests, with_units), units, with_units

@@ -66,6 +66,7 @@ from dpsynrag.errors import ConfigError, PrivacyBudgetExceededError
 from dpsynrag.privacy.conversions import CONVERSIONS
 from dpsynrag.privacy.fingerprints import EXACT_TEXT, dataset_fingerprint, exact_text_aliases, scan_collection
 from dpsynrag.privacy.legacy import carry_exact_text_spend, holds_exact_text_units
+from dpsynrag.privacy.persons import count_persons, record_persons
 from dpsynrag.privacy.lifetime import Budget, Release, ledger_totals, lifetime_epsilon
 from dpsynrag.privacy.sources import LedgerLookups, Source, record_source
 
@@ -295,7 +296,8 @@ class PrivacyLedger(LedgerLookups):
         every release that read it: ``units`` (how many), ``unit_kind`` ("document", "unit" or "document
         or unit"), ``max`` (its ``rho``, ``delta_terms``, ``delta``, ``releases``, ``epsilon``
         (Bun–Steinke) and ``epsilon_tight`` (CKS) at its summed δ; "most-spent" by ``epsilon``), and
-        ``at_max`` (how many units are at that ε, relative tolerance 1e-9). None when no unit is recorded."""
+        ``at_max`` (how many units are at that ε, relative tolerance 1e-9), ``persons`` and ``persons_at_max``
+        (how many of those are persons, :mod:`~dpsynrag.privacy.persons`). None when no unit is recorded."""
         with self._transaction() as db:
             return self._unit_totals(db, dataset)
 
@@ -330,6 +332,7 @@ class PrivacyLedger(LedgerLookups):
             "max": {"rho": rho, "delta_terms": min(1.0, terms), "delta": delta, "releases": rel, "epsilon": eps,
                     "epsilon_tight": lifetime_epsilon(rho, min(1.0, terms), delta, conversion="cks")},
             "at_max": at_max,
+            **dict(zip(("persons", "persons_at_max"), count_persons(db, dataset, eps, rho, _RTOL))),
         }
 
     # -- writing --------------------------------------------------------------------------------------
@@ -343,7 +346,8 @@ class PrivacyLedger(LedgerLookups):
         Args:
             documents, unit_ids: as in :func:`~dpsynrag.privacy.fingerprints.unit_fingerprints`.
         """
-        dataset, units, with_units = scan_collection(documents, self.key, unit_ids=unit_ids, with_documents=True)
+        dataset, units, with_units = scan_collection(documents, self.key, unit_ids=unit_ids, with_documents=True,
+                                                     persons=(persons := set()))
         old_name = aliases = None
         if self.exact_text_units:
             old_name = dataset_fingerprint(documents, unit_ids=unit_ids, rule=EXACT_TEXT)
@@ -351,6 +355,7 @@ class PrivacyLedger(LedgerLookups):
         with self._transaction() as db:
             if self.source is not None:
                 record_source(db, dataset, self.source)
+            record_persons(db, persons)  # before the return: a collection registered earlier gets them too
             if db.execute("SELECT 1 FROM datasets WHERE dataset = ?", (dataset,)).fetchone():
                 return dataset
             db.execute("INSERT INTO datasets VALUES (?, ?, ?, ?)",

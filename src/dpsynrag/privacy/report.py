@@ -25,6 +25,19 @@ from dpsynrag.privacy.events import ComposedEvent, PrivacyEvent
 
 NEIGHBOURING_RELATION = "add/remove one document (privacy unit = one document)"
 
+WEAK_EPSILON = 20.0
+"""Above this ε (Bun–Steinke) a guarantee is too weak to mean much: e^20 ≈ 5e8 is the factor by which one
+document may change an output's odds. The paper's experiments use ε = 10 (METHOD.md §5-6). A warning, never
+a refusal."""
+
+
+def weak_epsilon_note(epsilon: float) -> str | None:
+    """The warning a report carries when ``epsilon`` exceeds :data:`WEAK_EPSILON`; None otherwise."""
+    if epsilon <= WEAK_EPSILON:
+        return None
+    return (f"epsilon={epsilon:.4g} is above {WEAK_EPSILON:g}: the guarantee is too weak to mean much (one document "
+            f"may change an output's odds by up to e^{epsilon:.4g}); the paper uses epsilon=10.")
+
 
 def neighbouring_relation(unit_field: str | None = None) -> str:
     """The neighbouring relation of a run: :data:`NEIGHBOURING_RELATION` (``unit_field`` None), or add/remove
@@ -90,6 +103,7 @@ class PrivacyReport:
         unit_field: str | None = None,
     ) -> "PrivacyReport":
         """The (ε, ``delta``)-DP guarantee of a run: its ``plan``, checked against ``accountant``'s ledger.
+        An ε above :data:`WEAK_EPSILON` adds :func:`weak_epsilon_note` to the notes.
 
         Args:
             accountant: what the run spent.
@@ -128,18 +142,20 @@ class PrivacyReport:
         events = [entry.event for entry in planned.ledger]
         if plan is not None and isinstance(plan, ComposedEvent):
             events = list(plan.events)
+        epsilon = planned.epsilon(delta, conversion="bun-steinke")
+        weak = weak_epsilon_note(epsilon)
         return cls(
             rho_total=planned.rho,
             delta_terms=planned.delta,
             delta=delta,
-            epsilon=planned.epsilon(delta, conversion="bun-steinke"),
+            epsilon=epsilon,
             epsilon_tight=planned.epsilon(delta, conversion="cks"),
             mechanisms=[event.describe() for event in events],
             composition=_composition(unit_field),
             neighbouring_relation=neighbouring_relation(unit_field),
             parameters=parameters,
             secure_randomness=secure_randomness,
-            notes=list(notes or []),
+            notes=list(notes or []) + ([weak] if weak and weak not in (notes or []) else []),
             realised_spend=realised,
         )
 
