@@ -51,3 +51,50 @@ def test_a_large_epsilon_warns_and_the_plan_notes_it(tmp_path):
     assert "note: epsilon=1e+09 is above 20" in out and "the paper uses epsilon=10" in out
     result = runner.invoke(app, [*base, "--epsilon", "20"])
     assert result.exit_code == 0 and "above 20" not in _out(result), result.output
+
+
+class _Display:
+    """The calls a stage makes on its bar: each update's steps and the count it reaches."""
+
+    def __init__(self):
+        self.updates, self.n = [], 0
+
+    def start(self, name, *, total=None, unit="it"):
+        self.total = total
+
+    def update(self, n=1):
+        self.updates.append(n)
+        self.n += n
+
+    def reach(self, n):
+        self.n = max(self.n, n)
+
+    def end(self, summary=""):
+        return 0.0
+
+
+def test_collection_phrase_release_bar_advances_in_chunks(monkeypatch):
+    """300 documents: at most ceil(300 / READ_UPDATE) updates (one line each in a piped log), not 300, and the
+    bar ends at 300."""
+    from types import SimpleNamespace
+
+    import dpsynrag.pipeline.phrase_synthesis as synthesis
+    from dpsynrag.pipeline.display import READ_UPDATE
+
+    class Texts:
+        def __len__(self):
+            return 300
+
+        def rows(self, indices):
+            return ((i, f"note {i}") for i in indices)
+
+    monkeypatch.setattr(synthesis, "release_phrases", lambda sets, **k: {})
+    monkeypatch.setattr(synthesis, "collection_texts", lambda released, keywords, **k: [])
+    display = _Display()
+    config = SimpleNamespace(redact_identifiers=False, redact_pii=False, phrase_n=2, phrase_max=3, language="en",
+                             pii_allow=[])
+    cal = SimpleNamespace(phrase_max=3, phrase_sigma=1.0, phrase_threshold=1.0)
+    run = SimpleNamespace(config=config, cal=cal, display=display)
+    assert synthesis.collection_phrase_synthesis(run, Texts(), [], None, None, None) == []
+    assert display.total == 300 and display.n == 300
+    assert display.updates == [READ_UPDATE] * (300 // READ_UPDATE) and READ_UPDATE == 32

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dpsynrag.data.spool import SpoolTexts
+from dpsynrag.pipeline.display import READ_UPDATE
 from dpsynrag.pipeline.keywords import unit_keyword_sets
 from dpsynrag.pipeline.phrases import collection_texts, document_phrases, phrase_text
 from dpsynrag.pipeline.run import BuildRun
@@ -46,7 +47,8 @@ def collection_phrase_synthesis(run: BuildRun, texts: SpoolTexts, keywords: Sequ
     documents' (:func:`~dpsynrag.pipeline.keywords.unit_keyword_sets`, its own documents only). So the L2
     sensitivity is √m per unit; :func:`~dpsynrag.privacy.phrase_release.release_phrases` charges ``accountant``
     (the build's, outside the clusters' parallel composition) ρ_p = m/(2σ_p²) and δ_p once. The texts are
-    :func:`~dpsynrag.pipeline.phrases.collection_texts` of the release (post-processing).
+    :func:`~dpsynrag.pipeline.phrases.collection_texts` of the release (post-processing). The stage's bar
+    advances every :data:`~dpsynrag.pipeline.display.READ_UPDATE` documents.
 
     Returns:
         ``(cluster index or None, text, released noisy count)`` per text.
@@ -55,10 +57,12 @@ def collection_phrase_synthesis(run: BuildRun, texts: SpoolTexts, keywords: Sequ
     placeholder = config.identifier_placeholder if config.redact_identifiers or config.redact_pii else None
     display.start("phrase release", total=len(texts), unit="doc")
     sets = []
-    for i, text in texts.rows(range(len(texts))):
+    for _, text in texts.rows(range(len(texts))):
         sets.append(document_phrases(text, n=config.phrase_n, max_phrases=config.phrase_max, public=config.pii_allow,
                                      keyword=None, language=config.language, placeholder=placeholder))
-        display.update()
+        if len(sets) % READ_UPDATE == 0:  # in chunks, as the reading bar: a piped log gets a line per update
+            display.update(READ_UPDATE)
+    display.reach(len(sets))
     if persons is not None:
         sets = unit_keyword_sets(sets, persons, max_keywords=config.phrase_max)
     released = release_phrases(sets, max_phrases=cal.phrase_max, sigma=cal.phrase_sigma,
