@@ -98,3 +98,30 @@ def test_collection_phrase_release_bar_advances_in_chunks(monkeypatch):
     assert synthesis.collection_phrase_synthesis(run, Texts(), [], None, None, None) == []
     assert display.total == 300 and display.n == 300
     assert display.updates == [READ_UPDATE] * (300 // READ_UPDATE) and READ_UPDATE == 32
+
+
+def test_a_budget_below_one_decoding_row_warns_on_the_owner_console(tmp_path, monkeypatch, tiny_lm):
+    from fakes import HashEmbedder
+
+    from dpsynrag.models import Embedder, LanguageModel
+    from dpsynrag.models.loading import small_budget_warning
+
+    monkeypatch.setattr(LanguageModel, "load", classmethod(lambda cls, *a, **k: tiny_lm))
+    monkeypatch.setattr(Embedder, "load", classmethod(lambda cls, *a, **k: HashEmbedder()))
+    words = "fever cough rash flu pain drug dose blood heart lung".split()
+    data = tmp_path / "notes.jsonl"
+    data.write_text("".join(json.dumps({"text": f"the patient has {a} and {b}"}) + "\n"
+                            for a in words for b in words[:2]), encoding="utf-8")
+    row = (8 + 6) * tiny_lm.kv_bytes_per_token() + 12 * tiny_lm.model_vocab_size  # 8 prompt + 6 new tokens
+    base = ["build", str(data), "--epsilon", "10", "--delta", "1e-3", "--preset", "cpu", "--K", "3", "--R", "4",
+            "--L", "2", "--k", "5", "--T", "6", "--max-document-tokens", "8", "--seed", "3"]
+    small = row / 2 / 2**30
+    result = runner.invoke(app, [*base, "--out", str(tmp_path / "a"), "--ledger", str(tmp_path / "la"), "--memory-budget-gb", f"{small!r}"])
+    assert result.exit_code == 0, result.output
+    warning = small_budget_warning(small, row)
+    assert f"warning: {warning}" in _out(result) and f"({row / 2**30:.3g} GB)" in warning
+    log = (tmp_path / "a" / "build.log").read_text()
+    assert "cannot hold" not in log  # the owner's console only
+    result = runner.invoke(app, [*base, "--out", str(tmp_path / "b"), "--ledger", str(tmp_path / "lb"), "--memory-budget-gb", f"{row / 2**30!r}"])
+    assert result.exit_code == 0 and "cannot hold" not in result.output, result.output
+    assert small_budget_warning(1.0, 2**30) is None and small_budget_warning(0.5, 2**30 + 1) is not None

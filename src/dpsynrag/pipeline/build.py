@@ -375,7 +375,7 @@ def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolT
     the decoding's public description, the rephrase template)."""
     config, cal, lm, progress, display = run.config, run.cal, run.lm, run.progress, run.display
     from dpsynrag.models import PrivatePredictionDecoder
-    from dpsynrag.models.loading import memory_budget
+    from dpsynrag.models.loading import memory_budget, small_budget_warning
     from dpsynrag.models.engine import GROUP_ROWS, default_step_rows
 
     # only the kept members' texts, read again from the input
@@ -388,6 +388,11 @@ def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolT
         return {i: lm.chat_prompt(render_rephrase(template, text_of[i], keyword=W[r])) + opening for i in members}
 
     public_prompt = resolve_public_prompt(config)
+    budget = memory_budget(config.memory_budget_gb, lm.device)  # public: a size
+    # one row at the build's public shapes, as the decoder's planner counts it (keys/values, float32 logits x 3)
+    row = (config.max_document_tokens + cal.T) * lm.kv_bytes_per_token() + 3 * 4 * lm.model_vocab_size
+    if small_budget_warning(budget, row):
+        display.say(f"warning: {small_budget_warning(budget, row)}")
     decoder_args = dict(
         clip=cal.clip,
         temperature=cal.temperature,
@@ -403,7 +408,7 @@ def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolT
         svt_max_paid=cal.svt_max_paid,
         svt_run=cal.svt_event() if cal.sparse_vector else None,
         response_template=config.response_template,
-        memory_budget_gb=memory_budget(config.memory_budget_gb, lm.device),  # public: a size
+        memory_budget_gb=budget,
         prompt_prefix=lm.public_prefix(rephrase_prefix_template(template)),  # public: template up to a slot
         rows_per_group=min(config.L, GROUP_ROWS),  # public: a document has at most L member rows
         step_rows=default_step_rows(lm.device, expected_rows=config.R * config.k),  # public sizes
