@@ -177,3 +177,27 @@ def test_leakage_command_counts_kinds_and_lists_ids(corpus_and_file):
 
 
 runner = CliRunner()
+
+
+def test_leakage_warns_when_the_file_is_not_the_corpus_input(corpus_and_file, tmp_path):
+    from dpsynrag.corpus.format import owner_audit_path, owner_fingerprints
+    from dpsynrag.data.io import load_documents
+
+    corpus, private = corpus_and_file
+    result = runner.invoke(app, ["leakage", str(corpus), str(private), "--json"])  # no owner record: said, not guessed
+    assert result.exit_code == 0 and json.loads(result.stdout)["input"]["checked"] is False
+    assert "was not checked: no readable owner record" in " ".join(result.stderr.split())
+    owner_audit_path(corpus).write_text(json.dumps({"fingerprints": owner_fingerprints(load_documents(private))}))
+    result = runner.invoke(app, ["leakage", str(corpus), str(private), "--json"])
+    assert json.loads(result.stdout)["input"] == {"checked": True, "documents": 4, "in_corpus_input": 4}
+    assert "warning" not in result.stderr and "note: whether" not in result.stderr
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"text": "An unrelated note about a parcel."}) + "\n"
+                     + json.dumps({"text": DOCS[0].text}) + "\n")  # one of the corpus's input documents
+    result = runner.invoke(app, ["leakage", str(corpus), str(other)])
+    assert result.exit_code == 0 and "1 of the 2 documents of" in " ".join(result.stderr.split())
+    other.write_text(json.dumps({"text": "An unrelated note about a parcel."}) + "\n")
+    result = runner.invoke(app, ["leakage", str(corpus), str(other)])
+    err = " ".join(result.stderr.split())
+    assert result.exit_code == 0 and "warning: none of the 1 documents of" in err and "is not the corpus's input" in err
+    assert "parcel" not in result.output  # never a private value

@@ -57,13 +57,71 @@ def leakage_command(
     result["private"] = {"documents": checker.documents, "identifier_values": checker.values,
                          "names_and_addresses": checker.found, "names_checked": checker.names,
                          "ngrams": checker.ngrams, "ngram_words": ngram_words, "allow": len(values)}
+    try:
+        result["input"] = _input_check(corpus_dir, private_file, text_field, id_field)
+    except DpsynragError as exc:
+        fail(exc, _FLAGS)
+        return
     leaking = result["all"]["texts_with_leak"]
     if as_json:
         typer.echo(json.dumps(result, indent=2))
     else:
         _print(result, ngram_words)
+    warning = _input_warning(result["input"], private_file)
+    if warning:
+        err_console.print(f"[bold yellow]warning:[/] {warning}", markup=True, highlight=False)
     if strict and leaking:
         raise typer.Exit(code=1)
+
+
+def _input_check(corpus_dir: Path, private_file: Path, text_field: str, id_field: Optional[str]) -> dict:
+    """Whether the private file's documents are the corpus's input, from the keyed fingerprints of the owner
+    record beside the corpus (:func:`~dpsynrag.corpus.format.owner_fingerprints`; both fingerprint rules, as
+    ``build --extend``): ``{"checked": False, "why": ...}`` when it cannot tell (no record, a record without
+    fingerprints, or one of persons: ``--privacy-unit-field`` builds), else ``{"checked": True, "documents":
+    N, "in_corpus_input": M}``. Counts only, for the owner's console.
+
+    Raises:
+        DataError: the private file cannot be read (as the check itself).
+    """
+    from dpsynrag.corpus.format import FINGERPRINT_ALGORITHMS_READ, owner_audit_path
+    from dpsynrag.data.io import iter_documents
+    from dpsynrag.privacy.fingerprints import EXACT_TEXT, unit_fingerprint_per_document
+
+    path = owner_audit_path(corpus_dir)
+    try:
+        fp = json.loads(path.read_text(encoding="utf-8")).get("fingerprints")
+    except (OSError, ValueError, AttributeError):
+        return {"checked": False, "why": f"no readable owner record {path} beside the corpus"}
+    if not isinstance(fp, dict) or fp.get("algorithm") not in FINGERPRINT_ALGORITHMS_READ or not isinstance(
+            fp.get("fingerprints"), list):
+        return {"checked": False, "why": f"the owner record {path} holds no document fingerprints"}
+    if fp.get("unit_kind") != "document":
+        return {"checked": False, "why": "the corpus was built per person (its record fingerprints persons)"}
+    docs = list(iter_documents(private_file, text_field=text_field, id_field=id_field))
+    key, built = bytes.fromhex(fp["key"]), set(fp["fingerprints"])
+    normal = unit_fingerprint_per_document(docs, key)
+    exact = unit_fingerprint_per_document(docs, key, rule=EXACT_TEXT)
+    found = sum(f.hex() in built or g.hex() in built for f, g in zip(normal, exact))
+    return {"checked": True, "documents": len(docs), "in_corpus_input": found}
+
+
+def _input_warning(check: dict, private_file: Path) -> str | None:
+    """The owner's warning when the private file is not (all) the corpus's input; None when it is, or when
+    that cannot be told (then a note says why)."""
+    if not check["checked"]:
+        err_console.print(f"[yellow]note:[/] whether {private_file} is the corpus's input was not checked: "
+                          f"{check['why']}.", highlight=False)
+        return None
+    n, found = check["documents"], check["in_corpus_input"]
+    if found == n:
+        return None
+    if found == 0:
+        return (f"none of the {n} documents of {private_file} is among the documents the corpus was built from "
+                "(its owner record's fingerprints): this file is not the corpus's input, so its counts say nothing "
+                "about leaks of that input. Hint: pass the file the corpus was built from (and its --text-field).")
+    return (f"{n - found} of the {n} documents of {private_file} are not among the documents the corpus was built "
+            "from (its owner record's fingerprints): leaks of those cannot come from the corpus.")
 
 
 def _print(result: dict, ngram_words: int) -> None:
