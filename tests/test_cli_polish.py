@@ -243,3 +243,11 @@ def test_query_groups_the_dp_rag_options_and_a_corpus_query_refuses_each(tmp_pat
     for flag, value in DP_RAG_ONLY.items():
         result = runner.invoke(app, ["query", "corpus", "q", flag, value])
         assert result.exit_code == 2 and f"error: {flag} applies only to --method dp-rag." in _out(result), (flag, result.output)
+
+
+def test_python_dash_m_runs_the_command_line():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "dpsynrag", "--help"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Usage: dpsynrag" in done.stdout and "build" in done.stdout
