@@ -16,7 +16,8 @@ from fakes import NOTES
 from dpsynrag.models import LanguageModel, PrivatePredictionDecoder
 from dpsynrag.pipeline.build import build_corpus
 from dpsynrag.pipeline.config import BuildConfig
-from dpsynrag.pipeline.distributed import RayOptions
+from dpsynrag.pipeline.checkpoint import TEXTS, BuildCheckpoint
+from dpsynrag.pipeline.distributed import RayOptions, identity_mismatch, model_identity, plan_tasks
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.prediction import sample_private_tokens
 from dpsynrag.rng import SeededRandom
@@ -137,3 +138,62 @@ def test_cli_build_passes_ray_and_threads_options_and_checks_them(tmp_path, monk
     assert result.exit_code != 0 and "does not apply to --method dp-synth" in result.output
     result = runner.invoke(app, [*base, "--ray", "--ray-workers", "0"])
     assert result.exit_code != 0 and "--ray-workers must be an integer >= 1" in result.output
+
+
+def test_ray_tasks_fill_whole_forwards_in_cluster_order():
+    # 10 clusters of 3 rows, 4 tasks wanted, 8-row forwards: target ceil(ceil(30 / 4) / 8) * 8 = 8 rows a task
+    assert plan_tasks([3] * 10, tasks=4, step_rows=8) == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+    # 64-row forwards, 7 clusters of 10 rows, 14 tasks wanted: one task of 70 rows (not 7 tasks padded to 64 rows)
+    assert plan_tasks([10] * 7, tasks=14, step_rows=64) == [list(range(7))]
+    # a cluster larger than the target is a task of its own; every cluster once, in order
+    assert plan_tasks([1, 40, 1, 1, 1], tasks=4, step_rows=4) == [[0, 1], [2, 3, 4]]
+    from dpsynrag.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="plan_tasks"):
+        plan_tasks([3], tasks=0, step_rows=8)
+
+
+def test_worker_identity_holds_device_dtype_and_the_manifests_weight_hashes(tiny_folder):
+    from dpsynrag.corpus.writer import model_fingerprint
+
+    lm = LanguageModel.load(str(tiny_folder), device="cpu", dtype="float32")
+    me = model_identity(lm)
+    assert me["device"] == "cpu" and me["dtype"] == "torch.float32" and me["vocab_size"] == lm.vocab_size
+    assert me["sha256"] == model_fingerprint(lm)["sha256"] and "model.safetensors" in me["sha256"]
+    assert identity_mismatch(dict(me), me) is None
+    assert identity_mismatch({**me, "dtype": "torch.bfloat16"}, me) == "dtype 'torch.bfloat16' where the driver has 'torch.float32'"
+    assert identity_mismatch({**me, "device": "cuda"}, me) == "device 'cuda' where the driver has 'cpu'"
+    other = {**me, "sha256": {**me["sha256"], "model.safetensors": "0" * 64}}
+    assert identity_mismatch(other, me) == "model files differ (SHA-256 of model.safetensors)"
+    half = LanguageModel.load(str(tiny_folder), device="cpu", dtype="bfloat16")
+    assert identity_mismatch(model_identity(half), me) == "dtype 'torch.bfloat16' where the driver has 'torch.float32'"
+
+
+def test_prediction_tasks_are_checkpointed_as_each_comes_back(tmp_path):
+    """Tasks arrive out of order; each is on disk before the next; a build stopped after two tasks keeps
+    exactly those, and the resumed one asks only for the rest."""
+    checkpoint = BuildCheckpoint(tmp_path / "c")
+    seen_on_disk = []
+
+    def tasks(left):
+        assert left == list(range(6))
+        for chunk in ([4, 5], [0, 1]):
+            yield chunk, [[10 * r, r] for r in chunk]
+            seen_on_disk.append(sorted(json.loads((checkpoint.path / TEXTS).read_text())))
+        raise KeyboardInterrupt  # the worker of [2, 3] was lost: the build stops
+
+    with pytest.raises(KeyboardInterrupt):
+        checkpoint.predict_tasks(tasks, 6)
+    assert seen_on_disk == [["4", "5"], ["0", "1", "4", "5"]]
+    asked = []
+
+    def rest(left):
+        asked.append(list(left))
+        yield [3, 2], [[30, 3], [20, 2]]
+
+    assert checkpoint.predict_tasks(rest, 6) == [[10 * r, r] for r in range(6)]
+    assert asked == [[2, 3]]
+    from dpsynrag.errors import CheckpointError
+
+    with pytest.raises(CheckpointError, match="left 1 clusters"):
+        BuildCheckpoint(tmp_path / "d").predict_tasks(lambda left: iter([([0], [[1]])]), 2)

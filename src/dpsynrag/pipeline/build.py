@@ -444,15 +444,19 @@ def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolT
     def predict(rs: list[int]) -> list[list[int]]:
         """Token ids of clusters ``rs`` (own streams, batch-invariant engine: any split, the same ids)."""
         prompts_r, branches_r, streams_r = ([x[r] for r in rs] for x in (cluster_prompts, unit_accountants, streams))
-        if ray is None:
-            return decoder.generate_ids(prompts_r, branches_r, streams=streams_r,  # the stage's one bar, per token
-                                        public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs],
-                                        on_step=display.update, on_prefill=prefill_note)
-        from dpsynrag.pipeline.distributed import ray_generate_ids
+        return decoder.generate_ids(prompts_r, branches_r, streams=streams_r,  # the stage's one bar, per token
+                                    public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs],
+                                    on_step=display.update, on_prefill=prefill_note)
 
-        return ray_generate_ids(ray, config.model, (lm.name, lm.vocab_size), decoder_args, prompts_r,
-                                branches_r, streams_r, progress=progress,
-                                public_prompts=None if public_prompts is None else [public_prompts[r] for r in rs])
+    def ray_tasks(left: list[int]):
+        """Clusters ``left`` as Ray tasks (``--ray``), each (its cluster indices, their token ids) as it finishes."""
+        from dpsynrag.pipeline.distributed import model_identity, ray_prediction_tasks
+
+        pick = (lambda x: [x[r] for r in left])
+        for chunk, ids in ray_prediction_tasks(
+                ray, config.model, model_identity(lm), decoder_args, pick(cluster_prompts), pick(unit_accountants),
+                pick(streams), progress=progress, public_prompts=None if public_prompts is None else pick(public_prompts)):
+            yield [left[i] for i in chunk], ids
 
     def prefill_note(done: int, total: int) -> None:  # the bar shows the prefill before the first token
         display.note(f"prompts read {done}/{total}" if done < total else "decoding")
@@ -460,8 +464,11 @@ def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolT
     # checkpointed after each batch of clusters; the finished clusters of an interrupted build are read back.
     # One bar in tokens (every text's T drawn tokens, the template's free ones included), advanced at each step
     display.start("private prediction", total=len(cluster_prompts) * decoder.steps, unit="token")
-    ids = checkpoint.predict(predict, len(cluster_prompts), batches=config.prediction_checkpoints if ray is None else 1,
-                             display=display, steps=decoder.steps)
+    if ray is None:
+        ids = checkpoint.predict(predict, len(cluster_prompts), batches=config.prediction_checkpoints, display=display,
+                                 steps=decoder.steps)
+    else:  # checkpointed after each Ray task that comes back
+        ids = checkpoint.predict_tasks(ray_tasks, len(cluster_prompts), display=display, steps=decoder.steps)
     display.end()
     # the echoed "Document:" label (and, when asked, a partial last clause) is cut from each released text
     # (post-processing: free)

@@ -46,7 +46,7 @@ A checkpoint left by a killed build is never used or deleted silently: a build t
 without ``--resume`` is refused (pass ``--resume``, or delete the folder to start over), and
 ``--resume`` refuses a changed input or configuration, naming what changed (all but
 :data:`FREE_TO_CHANGE`). A build that stops on an exception keeps its checkpoints too. Ray builds
-(``--ray``) checkpoint private prediction once, when all clusters are done.
+(``--ray``) checkpoint private prediction after each Ray task that comes back (:meth:`BuildCheckpoint.predict_tasks`).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ import os
 import shlex
 import shutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
@@ -427,7 +427,7 @@ class BuildCheckpoint:
 
         Args:
             batches: split the clusters left into about this many batches (default
-                :data:`CHECKPOINTS_PER_STAGE`); 1 for a runner that should get them all at once (Ray).
+                :data:`CHECKPOINTS_PER_STAGE`).
             display: the open stage of a :class:`~dpsynrag.pipeline.display.BuildDisplay`: advanced by the
                 restored clusters, then by each batch's, its label showing "batch i of N" (one bar for all
                 batches); None: nothing shown.
@@ -435,22 +435,45 @@ class BuildCheckpoint:
                 itself after each decoding step); after each batch the display is brought to its
                 clusters' ``steps`` (:meth:`~dpsynrag.pipeline.display.BuildDisplay.reach`).
         """
+        def in_batches(left: list[int]):
+            size = max(1, math.ceil(len(left) / (batches or CHECKPOINTS_PER_STAGE)))
+            count = math.ceil(len(left) / size)
+            for i, start in enumerate(range(0, len(left), size), start=1):
+                chunk = left[start:start + size]
+                if display is not None:
+                    display.detail(f"batch {i} of {count}")
+                yield chunk, run(chunk)
+
+        return self.predict_tasks(in_batches, num_clusters, display=display, steps=steps)
+
+    def predict_tasks(self, run_tasks: Callable[[list[int]], Iterable[tuple[Sequence[int], Sequence[Sequence[int]]]]],
+                      num_clusters: int, *, display=None, steps: int = 1) -> list[list[int]]:
+        """Token ids of every cluster: the finished ones from the checkpoint, the others from
+        ``run_tasks(left)`` (the cluster indices left, ascending), an iterable of (cluster indices,
+        their token ids) pairs in any order (e.g. Ray tasks as they finish); each pair is checkpointed
+        as it arrives, so an interrupted build keeps every task that came back. ``display``, ``steps``:
+        as :meth:`predict`.
+
+        Raises:
+            CheckpointError: ``run_tasks`` returned a cluster twice, one not left, or left one out.
+        """
         saved = self._read(TEXTS) or {}
         done = {int(r): ids for r, ids in saved.items()}
         left = [r for r in range(num_clusters) if r not in done]
-        size = max(1, math.ceil(len(left) / (batches or CHECKPOINTS_PER_STAGE)))
-        count = math.ceil(len(left) / size)
         if display is not None and done:
             display.update(len(done) * steps)
-        for i, start in enumerate(range(0, len(left), size), start=1):
-            chunk = left[start:start + size]
-            if display is not None:
-                display.detail(f"batch {i} of {count}")
-            for r, ids in zip(chunk, run(chunk), strict=True):
-                done[r] = [int(t) for t in ids]
+        todo = set(left)
+        for chunk, ids in run_tasks(left):
+            for r, t in zip(chunk, ids, strict=True):
+                if r not in todo:
+                    raise CheckpointError(f"internal: private prediction returned cluster {r} twice or unasked.")
+                todo.discard(r)
+                done[r] = [int(x) for x in t]
             self._save(TEXTS, {str(r): ids for r, ids in sorted(done.items())})
             if display is not None:
                 display.reach(len(done) * steps)
+        if todo:
+            raise CheckpointError(f"internal: private prediction left {len(todo)} clusters without a text.")
         return [done[r] for r in range(num_clusters)]
 
     def __enter__(self) -> "BuildCheckpoint":
