@@ -97,7 +97,7 @@ def test_a_small_context_build_is_refused_before_anything_is_read_or_drawn(tmp_p
     def used(*args, **kwargs):
         raise AssertionError("a document was read by a model, or a mechanism drawn, before the context check")
 
-    for name in ("make_extractor", "gaussian_histogram", "gaussian_sparse_histogram", "noisy_unit_vector_sum",
+    for name in ("shard_keyword_sets", "gaussian_histogram", "gaussian_sparse_histogram", "noisy_unit_vector_sum",
                  "exponential_threshold"):
         monkeypatch.setattr(build, name, used)
     for draw in ("discrete_gaussian", "add_gaussian", "categorical"):

@@ -70,8 +70,26 @@ def tiny_folder(tmp_path_factory):
     return folder
 
 
-def test_ray_build_on_two_local_workers_writes_the_single_process_corpus_byte_for_byte(tmp_path, tiny_folder):
+@pytest.fixture
+def fakes_on_workers():
+    """The tests' fakes (HashEmbedder) sent to Ray workers by value: they cannot import the tests' modules."""
     import ray
+
+    import fakes
+
+    ray.cloudpickle.register_pickle_by_value(fakes)
+    yield
+    ray.cloudpickle.unregister_pickle_by_value(fakes)
+
+
+def test_ray_build_on_two_local_workers_writes_the_single_process_corpus_byte_for_byte(tmp_path, tiny_folder,
+                                                                                       monkeypatch, fakes_on_workers):
+    """Keywords, embeddings (outlier removal) and private prediction all on 2 Ray workers: every corpus file
+    but the manifest (its creation time) equal byte for byte to the local build's."""
+    import ray
+
+    import dpsynrag.pipeline.build as build_module
+    from dpsynrag.pipeline.ray_stages import RayDocumentPool
 
     lm = LanguageModel.load(str(tiny_folder))
     threads = torch.get_num_threads()
@@ -80,29 +98,75 @@ def test_ray_build_on_two_local_workers_writes_the_single_process_corpus_byte_fo
     config = BuildConfig(epsilon=4.0, delta=1e-3, K=3, R=6, L=2, k=10, T=8, extractor="rarity", open_vocabulary=True,
                          self_filter=False, max_document_tokens=16, seed=3, model=str(tiny_folder),
                          decoding="public-prior", public_prompt="rephrase the following document : {keyword}")
+    on_workers = []
+    in_order = RayDocumentPool._in_order
+
+    def spy(self, method, *args):
+        on_workers.append(method)
+        return in_order(self, method, *args)
+
     try:
         single = build_corpus(DOCS, tmp_path / "one", config, lm=lm, embedder=HashEmbedder())
+        monkeypatch.setattr(RayDocumentPool, "_in_order", spy)
+        monkeypatch.setattr(build_module, "shard_keyword_sets", None)  # the driver extracts no keyword itself
         distributed = build_corpus(DOCS, tmp_path / "ray", config, lm=lm, embedder=HashEmbedder(),
                                    ray=RayOptions(workers=2, chunks_per_worker=2))
     finally:
         torch.set_num_threads(threads)
+    assert on_workers == ["keywords", "embed"]
     assert not ray.is_initialized()  # the build stopped the local cluster it started
     texts = [r["text"] for r in single.records]
     assert len(texts) >= 3 and sum(bool(t.strip()) for t in texts) >= 2
-    assert (tmp_path / "ray" / "texts.jsonl").read_bytes() == (tmp_path / "one" / "texts.jsonl").read_bytes()
-    assert (tmp_path / "ray" / "index_ids.json").read_bytes() == (tmp_path / "one" / "index_ids.json").read_bytes()
+    files = sorted(p.name for p in (tmp_path / "one").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "ray").iterdir()) and "texts.jsonl" in files
+    for name in files:
+        if name != "manifest.json":
+            assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "one" / name).read_bytes(), name
     one, other = (json.loads((tmp_path / d / "manifest.json").read_text()) for d in ("one", "ray"))
     assert one["privacy"] == other["privacy"]  # the workers' token charges reached the driver's ledgers
     assert distributed.privacy_report.epsilon == single.privacy_report.epsilon <= 4.0
 
 
-def test_ray_workers_must_load_the_drivers_model(tmp_path, tiny_folder, tiny_lm):
+def test_ray_workers_must_load_the_drivers_model(tmp_path, tiny_folder, tiny_lm, fakes_on_workers):
+    import ray
+
     from dpsynrag.errors import ConfigError
 
     config = BuildConfig(epsilon=4.0, delta=1e-3, K=3, R=2, L=2, k=10, T=2, extractor="rarity", open_vocabulary=True,
                          self_filter=False, max_document_tokens=16, seed=0, model=str(tiny_folder))
     with pytest.raises(ConfigError, match="--model"):  # tiny_lm is named "tiny-llama", the workers' model the folder
         build_corpus(DOCS, tmp_path / "c", config, lm=tiny_lm, embedder=HashEmbedder(), ray=RayOptions(workers=1))
+    assert not ray.is_initialized()
+
+
+def test_llm_keywords_on_ray_shards_equal_the_local_extraction(tiny_folder, tiny_lm, monkeypatch):
+    """The paper's LLM extractor on 2 Ray workers, 3 shards of 5 documents: each document's capped set as
+    extracted in one local pass; an actor whose model is not the driver's is refused."""
+    import dpsynrag.pipeline.ray_stages as stages
+    from dpsynrag.errors import ConfigError
+    from dpsynrag.pipeline.distributed import ray_session
+
+    monkeypatch.setattr(stages, "SHARD_DOCUMENTS", 5)
+    lm = LanguageModel.load(str(tiny_folder), device="cpu", dtype="float32")
+    spec = stages.KeywordSpec("llm", 3, 4, "en", "[REDACTED]", frozenset({"redacted"}), None)
+    pairs = [(text, ("alice",) if i % 3 == 0 else ()) for i, text in enumerate(DOCS[:13])]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as in the Ray workers
+    try:
+        local = list(stages.shard_keyword_sets(spec, iter(pairs), lm=lm))
+        with ray_session(RayOptions(workers=2)):
+            pool = stages.RayDocumentPool(RayOptions(workers=2), model=str(tiny_folder), lm=lm)
+            done = []
+            on_ray = list(pool.keyword_sets(spec, iter(pairs), on_progress=done.append))
+            pool.close()
+            wrong = stages.RayDocumentPool(RayOptions(workers=1), model=str(tiny_folder), lm=tiny_lm)
+            with pytest.raises(ConfigError, match="driver's 'tiny-llama': name"):
+                wrong.keyword_sets(spec, iter(pairs))
+            wrong.close()
+    finally:
+        torch.set_num_threads(threads)
+    assert on_ray == local and done == [5, 5, 3]
+    assert sum(map(len, local)) > 0
 
 
 def test_cli_build_passes_ray_and_threads_options_and_checks_them(tmp_path, monkeypatch):

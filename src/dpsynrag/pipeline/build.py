@@ -45,6 +45,7 @@ import os
 import time
 import warnings
 from collections.abc import Sequence
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -64,8 +65,10 @@ from dpsynrag.pipeline.clustering import (
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.pipeline.context import check_context
 from dpsynrag.pipeline.display import end_reading, reading_pass
-from dpsynrag.data.words import excluded_words, keyword_view
-from dpsynrag.pipeline.keywords import extract_keyword_sets, make_extractor, unit_keyword_sets
+from dpsynrag.data.words import excluded_words
+from dpsynrag.pipeline.distributed import ray_session
+from dpsynrag.pipeline.keywords import unit_keyword_sets
+from dpsynrag.pipeline.ray_stages import KeywordSpec, RayDocumentPool, shard_keyword_sets
 from dpsynrag.pipeline.prompts import (
     KEYWORD_SLOT,
     REPHRASE_PROMPT,
@@ -155,7 +158,7 @@ def build_corpus(
                    id_field=id_field, identifier_fields=identifier_fields, overwrite=overwrite, progress=progress,
                    stream=True, defer_charge=True, plan=config.plan, prepare=lambda cal: None if config.open_vocabulary
                    else public_vocabulary(config.vocabulary_size, config.language))
-    with run, checkpoint:
+    with run, checkpoint, (nullcontext() if ray is None else ray_session(ray)):  # one Ray for every stage
         return generate(run, checkpoint, ledger=ledger, ray=ray)
 
 
@@ -195,27 +198,26 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     if shown:
         end_reading(display, documents.changed, len(documents), config.max_document_tokens)
     texts = documents.texts  # .changed: owner-only count (never which, never logged)
+    # --ray: the keywords and the embeddings as Ray tasks over shards of documents (dpsynrag.pipeline.ray_stages)
+    pool = None if ray is None else RayDocumentPool(ray, model=config.model, lm=lm if config.extractor == "llm" else None,
+                                                    embedder=embedder if config.outlier_removal else None)
     t = time.time()
     doc_keywords = checkpoint.restore_keywords()
     if doc_keywords is None:
         display.start("keywords", total=len(texts), unit="doc")
-        extractor = make_extractor(
-            config.extractor, lm=lm, K=config.K, batch_size=config.batch_size, language=config.language
-        )
         vocab_set = None if vocabulary is None else frozenset(vocabulary)
         # identifiers never become keywords: each document's id-shaped tokens and the placeholder are out of
         # the text the extractor reads, its own identifier words out of its candidates (functions of it alone)
         # the public strings' words (--pii-allow: the company's name...) neither: in most documents, no topic
         placeholder = config.identifier_placeholder if config.redact_identifiers or config.redact_pii else None
-        public = excluded_words((), placeholder, config.language, public=config.pii_allow)
-        doc_keywords = extract_keyword_sets(
-            extractor, (keyword_view(text, placeholder) for text in texts), max_keywords=config.K,
-            vocabulary=vocab_set, excluded=(public | excluded_words(d.identifiers, None, config.language)
-                                            for d in documents),
-            total=len(texts), on_progress=display.update)  # int ids, not strings
+        spec = KeywordSpec(config.extractor, config.K, config.batch_size, config.language, placeholder,
+                           excluded_words((), placeholder, config.language, public=config.pii_allow), vocab_set)
+        pairs = ((d.text, d.identifiers) for d in documents)
+        doc_keywords = (shard_keyword_sets(spec, pairs, lm=lm, on_progress=display.update) if pool is None
+                        else pool.keyword_sets(spec, pairs, on_progress=display.update))  # int ids, not strings
         timings["keywords_s"] = time.time() - t
         checkpoint.save_keywords(doc_keywords, timings)
-        display.end(f"{extractor.name} extractor")
+        display.end(f"{config.extractor} extractor")
     else:
         display.restored("keywords", checkpoint.path.name)
     # logged whether extracted now or restored: the public build.log of a resumed build is that of an
@@ -288,8 +290,10 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         in_any = np.unique(np.fromiter((i for c in clusters for i in c), dtype=np.int64))
         # rows on disk (owner-only temporary file beside the corpus, deleted when closed), not in memory
         display.start("embeddings and outlier removal", total=len(in_any), unit="doc")
-        emb, embedded_cut = embed_to_file(display.counted(embedder), (text for _, text in texts.rows(in_any)),
-                                          folder=run.writer.out.parent, total=len(in_any))
+        members = (text for _, text in texts.rows(in_any))
+        emb, embedded_cut = (embed_to_file(display.counted(embedder), members, folder=run.writer.out.parent,
+                                           total=len(in_any)) if pool is None
+                             else pool.embed_to_file(members, folder=run.writer.out.parent, on_progress=display.update))
         truncation = truncation_stages(config.max_document_tokens, texts.changed, embedder, embedded_cut=embedded_cut)
         kept_members: list[list[int]] = []
         for r, members in enumerate(clusters):
@@ -310,6 +314,8 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     if restored is None:
         timings["outlier_removal_s"] = time.time() - t
         checkpoint.save_clusters(kept_members, truncation, branches, timings)
+    if pool is not None:
+        pool.close()  # before private prediction starts its own actors
     log.info("stage 1c: outlier removal %s", "done" if config.outlier_removal else "off (every member kept)")
 
     t = time.time()

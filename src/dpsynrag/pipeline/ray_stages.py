@@ -1,0 +1,245 @@
+"""The per-document stages of a build on Ray (``dpsynrag build --ray``): keyword extraction (rarity or the
+LLM extractor) and the embeddings of outlier removal, as Ray tasks over shards of consecutive documents.
+
+What runs where: the driver reads, redacts and cuts each document once (:class:`~dpsynrag.data.spool.DocumentSpool`)
+and sends shards of :data:`SHARD_DOCUMENTS` documents (text and identifier values, exactly what its own stage
+would read) to actors of a :class:`RayDocumentPool`, at most two shards in flight per actor (the driver's
+memory stays flat). Each actor runs the local stage's own function on its shard —
+:func:`~dpsynrag.pipeline.keywords.extract_keyword_sets` with the same extractor, cap, vocabulary and
+excluded words; :func:`~dpsynrag.models.embedder.embed_to_file` with the driver's embedder — and the driver
+reassembles the results in document order. Each document's keywords and embedding row are functions of
+that document alone (the extractors and the embedder's full batches are batch-invariant), so the result is
+the local build's, byte for byte, given the same model files, dtype, hardware kind and threads per process.
+
+Models: an actor loads the language model (only for the LLM extractor) from ``BuildConfig.model`` on the
+driver's device kind and dtype, checked against the driver's like the prediction actors
+(:func:`~dpsynrag.pipeline.distributed.model_identity`); the embedder is the driver's own object, sent once.
+
+Privacy: nothing here is released or logged; the shards are private documents, so the Ray cluster must sit
+inside the data owner's trust boundary, as for private prediction. The pool is closed (its actors and
+their models gone) before private prediction starts its own actors.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice, repeat
+
+import numpy as np
+
+from dpsynrag.errors import ConfigError, DpsynragError
+from dpsynrag.pipeline.distributed import RayOptions, identity_mismatch, model_identity
+
+SHARD_DOCUMENTS = 1024
+"""Documents per Ray task of a per-document stage: two chunks of
+:data:`~dpsynrag.pipeline.keywords.EXTRACT_CHUNK` (a shard's transfer and its task's start-up are
+amortised over a second or more of work)."""
+
+
+@dataclass(frozen=True)
+class KeywordSpec:
+    """What the keyword stage needs besides the documents (public: the configuration's values).
+
+    Attributes:
+        extractor: "rarity" or "llm" (``BuildConfig.extractor``).
+        K: keywords per document.
+        batch_size: the LLM extractor's prompts per batch (None: the model's default).
+        language: the documents' language.
+        placeholder: the redaction placeholder removed from the text the extractor reads (None: none).
+        public: lower-case public words never keywords (the placeholder's, ``--pii-allow``'s).
+        vocabulary: the public vocabulary (None: open vocabulary).
+    """
+
+    extractor: str
+    K: int
+    batch_size: int | None
+    language: str
+    placeholder: str | None
+    public: frozenset
+    vocabulary: frozenset | None
+
+
+def shard_keyword_sets(spec: KeywordSpec, shard: Iterable[tuple[str, Sequence[str]]], lm=None,
+                       on_progress: Callable[[int], None] | None = None):
+    """Each document's capped keyword set, for documents given as (text, identifier values) pairs — the
+    keyword stage of a build, on the driver (whole input) or on a Ray actor (a shard).
+
+    Returns:
+        A :class:`~dpsynrag.pipeline.keywords.KeywordSets` (one set per pair, in order).
+    """
+    from dpsynrag.data.words import excluded_words, keyword_view
+    from dpsynrag.pipeline.keywords import extract_keyword_sets, make_extractor
+
+    extractor = make_extractor(spec.extractor, lm=lm, K=spec.K, batch_size=spec.batch_size, language=spec.language)
+    held: deque = deque()  # the identifier values of the texts read but not yet capped (one chunk at most)
+
+    def views():
+        for text, ids in shard:
+            held.append(ids)
+            yield keyword_view(text, spec.placeholder)
+
+    return extract_keyword_sets(
+        extractor, views(), max_keywords=spec.K, vocabulary=spec.vocabulary,
+        excluded=(spec.public | excluded_words(held.popleft(), None, spec.language) for _ in repeat(None)),
+        on_progress=on_progress)
+
+
+class _DocumentWorker:
+    """One Ray actor of a :class:`RayDocumentPool`: the language model when the LLM extractor needs it, the
+    driver's embedder when embeddings are asked for."""
+
+    def __init__(self, model: str | None, device: str | None, dtype: str | None, embedder):
+        self.lm = None
+        if device is not None:
+            from dpsynrag.models import LanguageModel
+
+            self.lm = LanguageModel.load(model, device=device, dtype=dtype.removeprefix("torch."))
+        self.embedder = embedder
+
+    def describe(self) -> dict | None:
+        return None if self.lm is None else model_identity(self.lm)
+
+    def keywords(self, spec: KeywordSpec, shard) -> list[tuple[str, ...]]:
+        return list(shard_keyword_sets(spec, shard, lm=self.lm))
+
+    def embed(self, texts: list[str]) -> tuple[np.ndarray, int | None]:
+        import tempfile
+
+        from dpsynrag.models.embedder import embed_to_file
+
+        with tempfile.TemporaryDirectory() as folder:  # the actor's own temporary folder, deleted at once
+            rows, cut = embed_to_file(self.embedder, texts, folder=folder)
+            with rows:
+                return rows.take(np.arange(len(texts))), cut
+
+
+class RayDocumentPool:
+    """Actors for the per-document stages of one build, started at the first use and stopped by :meth:`close`.
+
+    Args:
+        options: the cluster and its width (``--ray``, ``--ray-address``, ``--ray-workers``, ``--threads``);
+            Ray must be initialised (:func:`~dpsynrag.pipeline.distributed.ray_session`).
+        model: ``BuildConfig.model``, loaded by the actors for the LLM extractor.
+        lm: the driver's language model (its identity is the actors' reference); None: no actor loads one.
+        embedder: the driver's embedder, sent to the actors; None: no embeddings asked.
+    """
+
+    def __init__(self, options: RayOptions, *, model: str | None = None, lm=None, embedder=None):
+        self.options, self.model, self.lm, self.embedder = options, model, lm, embedder
+        self._actors: list | None = None
+
+    def _start(self, ray) -> list:
+        if self._actors is not None:
+            return self._actors
+        expected = None if self.lm is None else model_identity(self.lm)
+        embedder_device = str(getattr(self.embedder, "device", "cpu"))
+        on_gpu = (expected is not None and expected["device"] != "cpu") or not embedder_device.startswith("cpu")
+        resources = ray.cluster_resources()
+        threads = self.options.threads or 1
+        gpus, cpus = int(resources.get("GPU", 0)), int(resources.get("CPU", 1))
+        workers = self.options.workers or (gpus if on_gpu else max(1, cpus // threads))
+        if (on_gpu and workers > gpus) or (not on_gpu and workers * threads > cpus):
+            have = f"{gpus} GPUs" if on_gpu else f"{cpus} CPUs"
+            raise ConfigError(f"--ray-workers {workers} (x --threads {threads} CPUs) does not fit the Ray cluster ({have}).")
+        cls = ray.remote(num_cpus=0 if on_gpu else threads, num_gpus=1 if on_gpu else 0)(_DocumentWorker)
+        shared = ray.put(self.embedder)  # sent once, not once per actor
+        self._actors = [cls.remote(self.model, None if expected is None else expected["device"],
+                                   None if expected is None else expected["dtype"], shared) for _ in range(workers)]
+        if expected is not None:
+            for identity in ray.get([a.describe.remote() for a in self._actors]):
+                wrong = identity_mismatch(identity, expected)
+                if wrong is not None:
+                    raise ConfigError(
+                        f"a Ray worker loaded another model than the driver's {expected['name']!r}: {wrong}. Pass "
+                        "the model as --model (a path every node can read, holding the same files).")
+        return self._actors
+
+    def _in_order(self, method: str, args: Callable[[list], tuple], items: Iterable, on_done) -> Iterator:
+        """Results of ``actor.method(*args(shard))`` for consecutive shards of ``items``, in shard order."""
+        from dpsynrag.pipeline.distributed import _import_ray
+
+        ray = _import_ray()
+        actors = self._start(ray)
+        items = iter(items)
+        window: deque = deque()
+        n = 0
+
+        def get(entry):
+            ref, size = entry
+            try:
+                out = ray.get(ref)
+            except ray.exceptions.RayTaskError as exc:
+                cause = getattr(exc, "cause", None)
+                if isinstance(cause, DpsynragError):
+                    raise cause from None
+                raise
+            if on_done is not None:
+                on_done(size)
+            return out
+
+        while shard := list(islice(items, SHARD_DOCUMENTS)):
+            window.append((getattr(actors[n % len(actors)], method).remote(*args(shard)), len(shard)))
+            n += 1
+            if len(window) >= 2 * len(actors):
+                yield get(window.popleft())
+        while window:
+            yield get(window.popleft())
+
+    def keyword_sets(self, spec: KeywordSpec, shard_items: Iterable[tuple[str, Sequence[str]]], *,
+                     on_progress: Callable[[int], None] | None = None):
+        """:func:`shard_keyword_sets` of every (text, identifier values) pair, computed by the actors.
+
+        Returns:
+            A :class:`~dpsynrag.pipeline.keywords.KeywordSets`, in the order of ``shard_items``.
+
+        Raises:
+            ConfigError: the actors' model differs from the driver's, or the cluster is too small.
+        """
+        from dpsynrag.pipeline.keywords import KeywordSets
+
+        if spec.extractor == "llm" and self.lm is None:
+            raise ConfigError("the 'llm' keyword extractor needs a language model.")
+        from dpsynrag.pipeline.distributed import _import_ray
+
+        spec_ref = _import_ray().put(spec)  # the vocabulary and exclusions, sent once for every shard
+        out = KeywordSets()
+        for sets in self._in_order("keywords", lambda shard: (spec_ref, shard), shard_items, on_progress):
+            for keywords in sets:
+                out.append(keywords)
+        return out
+
+    def embed_to_file(self, texts: Iterable[str], *, folder, on_progress: Callable[[int], None] | None = None):
+        """As :func:`~dpsynrag.models.embedder.embed_to_file` with the driver's embedder, computed by the
+        actors: the rows written to an owner-only temporary file in ``folder``, in the order of ``texts``.
+
+        Returns:
+            ``(file, cut)`` as ``embed_to_file``.
+        """
+        from dpsynrag.models.embedder import EmbeddingFile
+
+        if self.embedder is None:
+            raise ConfigError("internal: the Ray pool was started without an embedder.")
+        out = EmbeddingFile(self.embedder.dim, folder)
+        cut = None if getattr(self.embedder, "count_truncated", None) is None else 0
+        try:
+            for rows, shard_cut in self._in_order("embed", lambda shard: (shard,), texts, on_progress):
+                out.append(rows)
+                if cut is not None:
+                    cut += shard_cut
+        except BaseException:
+            out.close()
+            raise
+        return out, cut
+
+    def close(self) -> None:
+        """Stop the actors (their models and any shard they hold go with them)."""
+        if self._actors:
+            from dpsynrag.pipeline.distributed import _import_ray
+
+            ray = _import_ray()
+            for actor in self._actors:
+                ray.kill(actor)
+        self._actors = None
+
