@@ -106,10 +106,10 @@ def test_ray_build_on_two_local_workers_writes_the_single_process_corpus_byte_fo
         return in_order(self, method, *args)
 
     try:
-        single = build_corpus(DOCS, tmp_path / "one", config, lm=lm, embedder=HashEmbedder())
+        single = build_corpus(DOCS, tmp_path / "one" / "c", config, lm=lm, embedder=HashEmbedder())
         monkeypatch.setattr(RayDocumentPool, "_in_order", spy)
         monkeypatch.setattr(build_module, "shard_keyword_sets", None)  # the driver extracts no keyword itself
-        distributed = build_corpus(DOCS, tmp_path / "ray", config, lm=lm, embedder=HashEmbedder(),
+        distributed = build_corpus(DOCS, tmp_path / "ray" / "c", config, lm=lm, embedder=HashEmbedder(),
                                    ray=RayOptions(workers=2, chunks_per_worker=2))
     finally:
         torch.set_num_threads(threads)
@@ -117,13 +117,15 @@ def test_ray_build_on_two_local_workers_writes_the_single_process_corpus_byte_fo
     assert not ray.is_initialized()  # the build stopped the local cluster it started
     texts = [r["text"] for r in single.records]
     assert len(texts) >= 3 and sum(bool(t.strip()) for t in texts) >= 2
-    files = sorted(p.name for p in (tmp_path / "one").iterdir())
-    assert files == sorted(p.name for p in (tmp_path / "ray").iterdir()) and "texts.jsonl" in files
+    files = sorted(p.name for p in (tmp_path / "one" / "c").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "ray" / "c").iterdir()) and "texts.jsonl" in files
     for name in files:
         if name != "manifest.json":
-            assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "one" / name).read_bytes(), name
-    one, other = (json.loads((tmp_path / d / "manifest.json").read_text()) for d in ("one", "ray"))
+            assert (tmp_path / "ray" / "c" / name).read_bytes() == (tmp_path / "one" / "c" / name).read_bytes(), name
+    one, other = (json.loads((tmp_path / d / "c" / "manifest.json").read_text()) for d in ("one", "ray"))
     assert one["privacy"] == other["privacy"]  # the workers' token charges reached the driver's ledgers
+    assert one.keys() == other.keys() and one["checksums"]["files"] == other["checksums"]["files"]
+    assert all(one[k] == other[k] for k in one if k not in ("created", "checksums"))  # "created": the build's time
     assert distributed.privacy_report.epsilon == single.privacy_report.epsilon <= 4.0
 
 

@@ -128,10 +128,12 @@ def build_corpus(
         documents, out_dir, lm, embedder, text_field, id_field, identifier_fields, overwrite, progress: as
             in :class:`~dpsynrag.pipeline.run.BuildRun` (the private collection, the folder to create, the
             loaded models or None, the fields of a file input, replace an existing folder, show progress).
-        ray: a :class:`~dpsynrag.pipeline.distributed.RayOptions` to run private prediction on Ray
-            actors (``--ray``, ``--ray-address``; workers load ``config.model``); None: in this
-            process. Each cluster samples from its own named stream, so a seeded build writes the
-            same texts either way.
+        ray: a :class:`~dpsynrag.pipeline.distributed.RayOptions` to run keyword extraction, the
+            outlier-removal embeddings (:mod:`dpsynrag.pipeline.ray_stages`) and private prediction
+            (:mod:`dpsynrag.pipeline.distributed`) on Ray actors (``--ray``, ``--ray-address``; workers
+            load ``config.model``, checked against ``lm``); None: in this process. Per-document results
+            are reassembled in document order and each cluster samples from its own named stream, so a
+            seeded build writes the same corpus either way.
         ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger` (the CLI's ``--ledger``): the build is
             checked against the dataset's lifetime budget before any model loads, and recorded just
             before the first mechanism draws; None: not recorded.
