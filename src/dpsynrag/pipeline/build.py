@@ -460,6 +460,8 @@ def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolT
         """Clusters ``left`` as Ray tasks (``--ray``), each (its cluster indices, their token ids) as it finishes."""
         from dpsynrag.pipeline.distributed import model_identity, ray_prediction_tasks
 
+        if not left:  # every cluster restored from the checkpoint: no actor started
+            return
         pick = (lambda x: [x[r] for r in left])
         for chunk, ids in ray_prediction_tasks(
                 ray, config.model, model_identity(lm), decoder_args, pick(cluster_prompts), pick(unit_accountants),

@@ -161,7 +161,6 @@ class RayDocumentPool:
         from dpsynrag.pipeline.distributed import _import_ray
 
         ray = _import_ray()
-        actors = self._start(ray)
         items = iter(items)
         window: deque = deque()
         n = 0
@@ -180,6 +179,7 @@ class RayDocumentPool:
             return out
 
         while shard := list(islice(items, SHARD_DOCUMENTS)):
+            actors = self._start(ray)  # at the first shard: no actor for an empty stage
             window.append((getattr(actors[n % len(actors)], method).remote(*args(shard)), len(shard)))
             n += 1
             if len(window) >= 2 * len(actors):
