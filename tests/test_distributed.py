@@ -206,6 +206,10 @@ def test_cli_build_passes_ray_and_threads_options_and_checks_them(tmp_path, monk
     assert result.exit_code != 0 and "--ray-workers must be an integer >= 1" in result.output
 
 
+def tiny_lm_prompt(lm, document: str) -> str:
+    return lm.chat_prompt(f"rephrase the following document : {document}")
+
+
 def test_ray_tasks_fill_whole_forwards_in_cluster_order():
     # 10 clusters of 3 rows, 4 tasks wanted, 8-row forwards: target ceil(ceil(30 / 4) / 8) * 8 = 8 rows a task
     assert plan_tasks([3] * 10, tasks=4, step_rows=8) == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
@@ -263,3 +267,80 @@ def test_prediction_tasks_are_checkpointed_as_each_comes_back(tmp_path):
 
     with pytest.raises(CheckpointError, match="left 1 clusters"):
         BuildCheckpoint(tmp_path / "d").predict_tasks(lambda left: iter([([0], [[1]])]), 2)
+
+
+def test_a_lost_ray_worker_loses_only_its_tasks(tiny_folder):
+    """8 tasks on 2 workers; one worker process is killed after the first task comes back: its queued tasks run
+    on the other, every cluster gets the tokens of a local run and each accountant is charged once per token."""
+    import os
+    import signal
+
+    import psutil
+    import ray
+
+    from dpsynrag.pipeline.distributed import ray_prediction_tasks, ray_session
+
+    lm = LanguageModel.load(str(tiny_folder), device="cpu", dtype="float32")
+    prompts = [tiny_lm_prompt(lm, d) for d in DOCS[:16]]
+    clusters = [prompts[i:i + 2] for i in range(16)]  # overlapping members, the last alone
+    args = dict(clip=4.0, temperature=1.0, max_new_tokens=4, random=SeededRandom(5))
+
+    def streams():
+        return [SeededRandom(5).child(f"cluster-{r}") for r in range(len(clusters))]
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        local = PrivatePredictionDecoder(lm, **args).generate_ids(clusters, [ZCDPAccountant() for _ in clusters],
+                                                                  streams=streams())
+        accountants = [ZCDPAccountant() for _ in clusters]
+        out, killed = {}, []
+        with ray_session(RayOptions(workers=2)):
+            for chunk, ids in ray_prediction_tasks(RayOptions(workers=2), str(tiny_folder), model_identity(lm), args,
+                                                   clusters, accountants, streams()):
+                out.update(zip(chunk, ids))
+                if not killed:
+                    victims = [p for p in psutil.process_iter(["name", "cmdline"])
+                               if "_PredictionWorker" in " ".join(p.info["cmdline"] or [p.info["name"] or ""])]
+                    assert len(victims) == 2
+                    os.kill(victims[0].pid, signal.SIGKILL)
+                    killed.append(victims[0].pid)
+            assert len([p for p in psutil.process_iter(["cmdline"])
+                        if "_PredictionWorker" in " ".join(p.info["cmdline"] or [])]) <= 1
+        assert not ray.is_initialized()
+    finally:
+        torch.set_num_threads(threads)
+    assert [out[r] for r in range(len(clusters))] == local
+    assert [len(a.ledger) for a in accountants] == [4] * len(clusters)  # 4 tokens each, charged once
+
+
+def test_a_lost_ray_worker_of_the_document_stages_loses_only_its_shards(monkeypatch):
+    """Rarity keywords of 16 documents in 8 shards on 2 workers, one worker killed after the first shard comes
+    back: its shards run on the other; every set as extracted locally, in document order."""
+    import os
+    import signal
+
+    import psutil
+
+    import dpsynrag.pipeline.ray_stages as stages
+    from dpsynrag.pipeline.distributed import ray_session
+
+    monkeypatch.setattr(stages, "SHARD_DOCUMENTS", 2)
+    spec = stages.KeywordSpec("rarity", 3, None, "en", None, frozenset(), None)
+    pairs = [(text, ()) for text in DOCS[:16]]
+    local = list(stages.shard_keyword_sets(spec, iter(pairs)))
+    killed = []
+
+    def kill_one(size):
+        if not killed:
+            victims = [p for p in psutil.process_iter(["cmdline"]) if "_DocumentWorker" in " ".join(p.info["cmdline"] or [])]
+            assert len(victims) == 2
+            os.kill(victims[0].pid, signal.SIGKILL)
+            killed.append(size)
+
+    with ray_session(RayOptions(workers=2)):
+        pool = stages.RayDocumentPool(RayOptions(workers=2))
+        on_ray = list(pool.keyword_sets(spec, iter(pairs), on_progress=kill_one))
+        assert len(pool._actors) == 1  # the lost one is gone from the pool
+        pool.close()
+    assert killed == [2] and on_ray == local and len(local) == 16

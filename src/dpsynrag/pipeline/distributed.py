@@ -15,8 +15,9 @@ What runs where:
 
 Tasks (:func:`plan_tasks`): consecutive clusters whose member rows fill whole decode forwards
 (``step_rows``), about ``chunks_per_worker`` per worker. Each finished task is handed back at once
-(:func:`ray_prediction_tasks` yields it), so the build checkpoints it before the next one arrives: a
-lost worker loses only its own unfinished tasks, which ``--resume`` runs again.
+(:func:`ray_prediction_tasks` yields it), so the build checkpoints it before the next one arrives. A lost
+worker loses only its unfinished tasks: they run again on the live workers (nothing of them had reached
+the driver: no text, no charge), and when no worker is left the build stops and ``--resume`` runs them.
 
 Why the result does not depend on the cluster: a cluster's next-token logits are a function of its
 members' prompts alone (the batch-invariant engine, :mod:`dpsynrag.models.engine`), and its
@@ -231,7 +232,8 @@ def ray_prediction_tasks(
         iterating cancels nothing already charged; the tasks not yet handed back were never released.
 
     Raises:
-        ConfigError: Ray missing, a bad option, or actors whose model differs from the driver's.
+        ConfigError: Ray missing, a bad option, actors whose model differs from the driver's, or every
+            worker lost.
         PrivacyBudgetExceededError: a cluster cannot pay a token (from the worker, or on the driver).
     """
     if len(accountants) != len(clusters) or len(streams) != len(clusters):
@@ -258,13 +260,18 @@ def ray_prediction_tasks(
         public_rows = 1 if decoder_args.get("public_prompt") or public_prompts is not None else 0
         chunks = plan_tasks([len(c) + public_rows for c in clusters], tasks=workers * options.chunks_per_worker,
                             step_rows=decoder_args.get("step_rows") or 1)
+        live = list(actors)
         pending = {}
-        for c, chunk in enumerate(chunks):
-            actor = actors[c % workers]
+
+        def submit(chunk: list[int], actor) -> None:
+            # the driver's accountants and streams as they are now (uncharged, unconsumed for these clusters)
             ref = actor.generate.remote(decoder_args, [clusters[r] for r in chunk], [accountants[r] for r in chunk],
                                         [streams[r] for r in chunk],
                                         None if public_prompts is None else [public_prompts[r] for r in chunk])
-            pending[ref] = chunk
+            pending[ref] = (chunk, actor)
+
+        for c, chunk in enumerate(chunks):
+            submit(chunk, actors[c % workers])
         bar = None
         if progress:
             try:
@@ -276,9 +283,20 @@ def ray_prediction_tasks(
         try:
             while pending:
                 done, _ = ray.wait(list(pending), num_returns=1)
-                chunk = pending.pop(done[0])
+                chunk, actor = pending.pop(done[0])
                 try:
                     ids, ledgers = ray.get(done[0])
+                except ray.exceptions.RayActorError:
+                    # a lost worker: nothing of this task reached the driver (no text, no charge, nothing
+                    # written), as for a task cut short by a kill before its checkpoint; it runs again on a
+                    # live worker, from the driver's uncharged accountants and unconsumed streams
+                    if actor in live:
+                        live.remove(actor)
+                    if not live:
+                        raise ConfigError("every Ray worker was lost during private prediction; the finished "
+                                          "tasks are checkpointed: continue with --resume.") from None
+                    submit(chunk, live[len(pending) % len(live)])
+                    continue
                 except ray.exceptions.RayTaskError as exc:
                     cause = getattr(exc, "cause", None)
                     if isinstance(cause, DpsynragError):

@@ -4,7 +4,7 @@ LLM extractor) and the embeddings of outlier removal, as Ray tasks over shards o
 What runs where: the driver reads, redacts and cuts each document once (:class:`~dpsynrag.data.spool.DocumentSpool`)
 and sends shards of :data:`SHARD_DOCUMENTS` documents (text and identifier values, exactly what its own stage
 would read) to actors of a :class:`RayDocumentPool`, at most two shards in flight per actor (the driver's
-memory stays flat). Each actor runs the local stage's own function on its shard —
+memory stays flat); a shard whose worker is lost runs again on a live one (nothing is drawn here). Each actor runs the local stage's own function on its shard —
 :func:`~dpsynrag.pipeline.keywords.extract_keyword_sets` with the same extractor, cap, vocabulary and
 excluded words; :func:`~dpsynrag.models.embedder.embed_to_file` with the driver's embedder — and the driver
 reassembles the results in document order. Each document's keywords and embedding row are functions of
@@ -162,27 +162,40 @@ class RayDocumentPool:
 
         ray = _import_ray()
         items = iter(items)
-        window: deque = deque()
+        window: deque = deque()  # (result, shard, actor) of the shards sent, oldest first
+        live: list = []
         n = 0
 
         def get(entry):
-            ref, size = entry
-            try:
-                out = ray.get(ref)
-            except ray.exceptions.RayTaskError as exc:
-                cause = getattr(exc, "cause", None)
-                if isinstance(cause, DpsynragError):
-                    raise cause from None
-                raise
+            ref, shard, actor = entry
+            while True:
+                try:
+                    out = ray.get(ref)
+                    break
+                except ray.exceptions.RayActorError:  # a lost worker: its shard runs again on a live one
+                    for pool in (live, self._actors or []):
+                        if actor in pool:
+                            pool.remove(actor)
+                    if not live:
+                        raise ConfigError("every Ray worker of the per-document stages was lost.") from None
+                    actor = live[0]
+                    ref = getattr(actor, method).remote(*args(shard))
+                except ray.exceptions.RayTaskError as exc:
+                    cause = getattr(exc, "cause", None)
+                    if isinstance(cause, DpsynragError):
+                        raise cause from None
+                    raise
             if on_done is not None:
-                on_done(size)
+                on_done(len(shard))
             return out
 
         while shard := list(islice(items, SHARD_DOCUMENTS)):
-            actors = self._start(ray)  # at the first shard: no actor for an empty stage
-            window.append((getattr(actors[n % len(actors)], method).remote(*args(shard)), len(shard)))
+            if not live:  # at the first shard: no actor for an empty stage
+                live.extend(self._start(ray))  # a copy: the pool's live actors
+            actor = live[n % len(live)]
+            window.append((getattr(actor, method).remote(*args(shard)), shard, actor))
             n += 1
-            if len(window) >= 2 * len(actors):
+            if len(window) >= 2 * len(live):
                 yield get(window.popleft())
         while window:
             yield get(window.popleft())
