@@ -292,10 +292,11 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         in_any = np.unique(np.fromiter((i for c in clusters for i in c), dtype=np.int64))
         # rows on disk (owner-only temporary file beside the corpus, deleted when closed), not in memory
         display.start("embeddings and outlier removal", total=len(in_any), unit="doc")
-        members = (text for _, text in texts.rows(in_any))
-        emb, embedded_cut = (embed_to_file(display.counted(embedder), members, folder=run.writer.out.parent,
+        member_texts = (text for _, text in texts.rows(in_any))
+        emb, embedded_cut = (embed_to_file(display.counted(embedder), member_texts, folder=run.writer.out.parent,
                                            total=len(in_any)) if pool is None
-                             else pool.embed_to_file(members, folder=run.writer.out.parent, on_progress=display.update))
+                             else pool.embed_to_file(member_texts, folder=run.writer.out.parent,
+                                                     on_progress=display.update))
         truncation = truncation_stages(config.max_document_tokens, texts.changed, embedder, embedded_cut=embedded_cut)
         kept_members: list[list[int]] = []
         for r, members in enumerate(clusters):
