@@ -19,8 +19,6 @@ from dpsynrag.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-RESERVED = {"docs/gpu.md", "docs/query-time-methods.md"}
-"""Pages the README links to that other changes of issue 43 add; until they land a link to one is skipped."""
 
 
 def _name(page: Path) -> str:
@@ -131,9 +129,6 @@ def test_the_slug_is_githubs():
 def test_every_link_leads_to_a_page_and_heading_that_exist(page, target):
     path, _, anchor = target.partition("#")
     file = (ROOT / page).parent / path if path else ROOT / page
-    name = file.resolve().relative_to(ROOT).as_posix()
-    if name in RESERVED and not file.exists():
-        pytest.skip(f"{name} is added by another change of issue 43")
     assert file.is_file(), f"{page} links to {target}: no such file"
     if anchor and file.suffix == ".md":
         assert anchor in _anchors(file), f"{page} links to {target}: no such heading"
@@ -141,7 +136,7 @@ def test_every_link_leads_to_a_page_and_heading_that_exist(page, target):
 
 def test_the_readme_links_every_page():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    pages = {_name(page) for page in PAGES[1:]} | RESERVED
+    pages = {_name(page) for page in PAGES[1:]}
     assert not [p for p in sorted(pages) if f"]({p})" not in readme]
 
 
