@@ -333,14 +333,14 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     elif config.synthesis == "phrases":
         synthetic = phrase_synthesis(run, texts, kept_members, W, branches, noise)
         unit_of = [(r, 0) for r in range(len(kept_members))]  # public: cluster indices only
+        labels = [keywords[r] for r, _ in unit_of]
         decoding, template = {"decoding": "phrase release", "phrase_n": config.phrase_n, "phrase_max": config.phrase_max}, None
         timings["phrase_release_s"] = time.time() - t
     else:
         synthetic, unit_of, decoding, template = private_prediction(run, checkpoint, texts, kept_members, W, keywords,
                                                                     branches, sampling, ray=ray)
-        timings["private_prediction_s"] = time.time() - t
-    if not (config.synthesis == "phrases" and config.phrase_scope == "collection"):
         labels = [keywords[r] for r, _ in unit_of]
+        timings["private_prediction_s"] = time.time() - t
     log.info("stage 2d: %d synthetic texts generated", len(synthetic))
     # private: never written to the corpus
     del kept_members, clusters, doc_keywords, counted, persons
