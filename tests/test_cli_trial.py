@@ -92,7 +92,7 @@ def test_collection_phrase_release_bar_advances_in_chunks(monkeypatch):
     monkeypatch.setattr(synthesis, "collection_texts", lambda released, keywords, **k: [])
     display = _Display()
     config = SimpleNamespace(redact_identifiers=False, redact_pii=False, phrase_n=2, phrase_max=3, language="en",
-                             pii_allow=[])
+                             pii_allow=[], phrase_min_phrases=1)
     cal = SimpleNamespace(phrase_max=3, phrase_sigma=1.0, phrase_threshold=1.0)
     run = SimpleNamespace(config=config, cal=cal, display=display)
     assert synthesis.collection_phrase_synthesis(run, Texts(), [], None, None, None) == []

@@ -106,10 +106,11 @@ def test_own_cpu_gives_the_large_request_types_their_clusters(bank):
 def test_own_cpu_is_the_own_task_default_and_leaves_cpu_alone():
     own, cpu = PRESETS["own-cpu"], PRESETS["cpu"]
     assert default_preset("own") == "own-cpu" and default_preset("medical") == "cpu"
-    changed = ("K", "max_document_tokens", "outlier_removal", "synthesis", "phrase_scope", "phrase_max")
-    assert tuple(own.synrag[k] for k in changed) == (5, 256, False, "phrases", "collection", 4)
+    changed = ("K", "max_document_tokens", "outlier_removal", "synthesis", "phrase_scope", "phrase_max",
+               "phrase_min_phrases")
+    assert tuple(own.synrag[k] for k in changed) == (5, 256, False, "phrases", "collection", 4, 3)
     assert (cpu.synrag["K"], cpu.synrag["max_document_tokens"]) == (1, 96)
-    assert not {"outlier_removal", "synthesis", "phrase_scope", "phrase_max"} & set(cpu.synrag)
+    assert not {"outlier_removal", "synthesis", "phrase_scope", "phrase_max", "phrase_min_phrases"} & set(cpu.synrag)
     assert {k: v for k, v in own.synrag.items() if k not in changed} == {
         k: v for k, v in cpu.synrag.items() if k not in changed}
     assert own.methods == ("non-rag", "rag", "dp-synrag") and (own.top_k, cpu.top_k) == (1, 5)

@@ -416,6 +416,40 @@ def test_collection_texts_group_figures_then_keywords():
     ]
 
 
+def test_collection_texts_drop_fragments_without_figure():
+    """With ``min_phrases`` a text stating no figure needs that many distinct released phrases: a lone n-gram
+    goes, a chained span of three phrases stays, a text stating a figure stays whatever its size; a cluster's
+    dropped text is ""."""
+    from dpsynrag.pipeline.phrases import _figures, collection_texts, span_phrases
+
+    released = {"loan terms are fixed": 5, "thanks for your message": 4, "within 10 working days": 3,
+                "your new card has": 7, "new card has a": 6, "card has a chip": 6,  # one span, 3 phrases
+                "pin letter is posted": 2, "mailbox limit is 50": 1}  # cut before its unit: no figure
+    keywords = [("loan", 5.0), ("pin", 1.0)]
+    assert span_phrases("your new card has a chip".split(), released, n=4) == [
+        "your new card has", "new card has a", "card has a chip"]
+    assert span_phrases("thanks for".split(), {"thanks for": 1}, n=4) == ["thanks for"]
+    every = collection_texts(released, keywords, n=4)
+    assert [t for _, t, _ in every] == ["Loan terms are fixed.", "Pin letter is posted.", "Within 10 working days.",
+                                        "Your new card has a chip.", "Thanks for your message.",
+                                        "Mailbox limit is 50."]
+    assert collection_texts(released, keywords, n=4, min_phrases=1) == every
+    assert collection_texts(released, keywords, n=4, min_phrases=3) == [
+        (0, "", 5), (1, "", 2), (None, "Within 10 working days.", 3), (None, "Your new card has a chip.", 7)]
+    assert [t for _, t, _ in collection_texts(released, keywords, n=4, min_phrases=4)] == [
+        "", "", "Within 10 working days."]
+    empty = {"is", "a", "the"}
+    assert _figures("mailbox limit is 50".split(), empty) == set()  # a bare number ends the span
+    assert _figures("limit is 50 gb".split(), empty) == {("50", "gb")}
+    assert _figures("the limit is £500".split(), empty) == {("500", None)}  # the sign is its unit
+    assert _figures("costs 19.9%".split(), empty) == {("19.9", None)}
+    assert _figures("paid on the 1st".split(), empty) == {("1", None)}
+    with pytest.raises(ValueError, match="phrase_min_phrases"):
+        BuildConfig(epsilon=10.0, delta=1e-3, synthesis="phrases", phrase_min_phrases=3)
+    with pytest.raises(ValueError, match="phrase_min_phrases"):
+        BuildConfig(epsilon=10.0, delta=1e-3, phrase_min_phrases=3)
+
+
 COLLECTION = {**BUILD, "phrase_scope": "collection", "R": 6}
 
 

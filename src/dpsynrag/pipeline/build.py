@@ -328,7 +328,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         labels = [(None if r is None else W[r], c) for r, _, c in produced]  # released values only
         unit_of = [(r, 0) for r, _, _ in produced]
         decoding, template = {"decoding": "phrase release", "phrase_n": config.phrase_n, "phrase_max": config.phrase_max,
-                              "phrase_scope": "collection"}, None
+                              "phrase_scope": "collection", "phrase_min_phrases": config.phrase_min_phrases}, None
         timings["phrase_release_s"] = time.time() - t
     elif config.synthesis == "phrases":
         synthetic = phrase_synthesis(run, texts, kept_members, W, branches, noise)

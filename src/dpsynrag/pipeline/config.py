@@ -158,6 +158,9 @@ class BuildConfig(GenerationConfig):
     clusters' generation shares; the released spans then go to the cluster whose keyword they hold (the least counted
     one), and a span holding none is a text of its own (post-processing). A type of record whose members the
     keyword walk splits over several clusters still passes the threshold with all its members.
+    ``phrase_min_phrases`` (``--phrase-min-phrases``, collection scope only, default 1: every text): a text
+    of the collection release that states no figure is kept only when its spans hold at least that many
+    released phrases; a lone n-gram without a figure is a fragment ("Appreciate a quick answer.").
     """
 
     K: int = Field(10, ge=1)
@@ -209,6 +212,7 @@ class BuildConfig(GenerationConfig):
     phrase_n: int = Field(DEFAULT_PHRASE_N, ge=1)
     phrase_delta: Optional[float] = Field(None, gt=0, lt=1)
     phrase_scope: Literal["cluster", "collection"] = "cluster"
+    phrase_min_phrases: int = Field(1, ge=1)
 
     @field_validator("language")
     @classmethod
@@ -319,9 +323,13 @@ class BuildConfig(GenerationConfig):
                                  "`svt_max_paid` and `group_size`.")
             if self.phrase_delta is not None and self.phrase_delta + (self.hist_delta or 0.0) >= self.delta:
                 raise ValueError(f"`phrase_delta` plus the open-vocabulary δ must be below `delta` ({self.delta}).")
-        elif ((self.phrase_max, self.phrase_n, self.phrase_delta, self.phrase_scope)
-              != (DEFAULT_PHRASE_MAX, DEFAULT_PHRASE_N, None, "cluster")):
-            raise ValueError("`phrase_max`, `phrase_n`, `phrase_delta` and `phrase_scope` are parameters of "
+            if self.phrase_min_phrases != 1 and self.phrase_scope != "collection":
+                raise ValueError("`phrase_min_phrases` filters the texts of the collection release: set "
+                                 "`phrase_scope` 'collection' too.")
+        elif ((self.phrase_max, self.phrase_n, self.phrase_delta, self.phrase_scope, self.phrase_min_phrases)
+              != (DEFAULT_PHRASE_MAX, DEFAULT_PHRASE_N, None, "cluster", 1)):
+            raise ValueError("`phrase_max`, `phrase_n`, `phrase_delta`, `phrase_scope` and `phrase_min_phrases` "
+                             "are parameters of "
                              "`synthesis` 'phrases': set that too.")
         if self.decoding == "public-prior" and self.public_weight == 0:
             raise ValueError("`public_weight` of `decoding` 'public-prior' must be > 0 (use 'paper' for none).")

@@ -67,6 +67,7 @@ def collection_phrase_synthesis(run: BuildRun, texts: SpoolTexts, keywords: Sequ
         sets = unit_keyword_sets(sets, persons, max_keywords=config.phrase_max)
     released = release_phrases(sets, max_phrases=cal.phrase_max, sigma=cal.phrase_sigma,
                                threshold=cal.phrase_threshold, accountant=accountant, random=noise)
-    produced = collection_texts(released, keywords, n=config.phrase_n, language=config.language)
+    produced = collection_texts(released, keywords, n=config.phrase_n, language=config.language,
+                                min_phrases=config.phrase_min_phrases)
     display.end(f"{len(released)} phrases released, {len(produced)} texts")
     return produced

@@ -187,12 +187,22 @@ def span_count(span: Sequence[str], released: Mapping[str, float], *, n: int) ->
     return max(released.get(" ".join(span[i:i + size]), -math.inf) for i in range(len(span) - size + 1))
 
 
+def span_phrases(span: Sequence[str], released: Mapping[str, float], *, n: int) -> list[str]:
+    """The released phrases a span holds: its windows of ``min(n, len(span))`` tokens that were released."""
+    size = min(n, len(span))
+    return [p for i in range(len(span) - size + 1) if (p := " ".join(span[i:i + size])) in released]
+
+
 def _figures(span: Sequence[str], empty: set[str]) -> set[tuple[str, str | None]]:
     """The figures a span states: ``(number, unit)`` per number token (:data:`NUMBER`), the number its digits
     and inner points ("£500" gives "500"), the unit the next token lower-cased when it is a word and not in
-    ``empty`` (stop words): "30 minutes" and "30 days" are two figures, "£500 a day" and "£500" one."""
+    ``empty`` (stop words): "30 minutes" and "30 days" are two figures, "£500 a day" and "£500" one. A bare
+    number ending the span (digits only: no currency sign, ``%`` or ordinal suffix) states none: the span was
+    cut before its unit ("Mailbox limit is 50.")."""
     out = set()
     for i, t in enumerate(span):
+        if i == len(span) - 1 and t[0].isdigit() and t.rstrip(",")[-1].isdigit():
+            continue
         if NUMBER.match(t) and (number := regex.sub(r"[^\d.]", "", t).strip(".")):
             unit = span[i + 1].rstrip(",").lower() if i + 1 < len(span) else None
             out.add((number, unit if unit and unit not in empty and not NUMBER.match(unit) else None))
@@ -200,7 +210,7 @@ def _figures(span: Sequence[str], empty: set[str]) -> set[tuple[str, str | None]
 
 
 def collection_texts(released: Mapping[str, float], keywords: Sequence[tuple[str, float]], *, n: int,
-                     language: str = "en") -> list[tuple[int | None, str, float]]:
+                     language: str = "en", min_phrases: int = 1) -> list[tuple[int | None, str, float]]:
     """The texts of a phrase release over the whole collection (``phrase_scope="collection"``), a function of
     the released phrases, their noisy counts and the released keywords only (post-processing).
 
@@ -210,7 +220,9 @@ def collection_texts(released: Mapping[str, float], keywords: Sequence[tuple[str
     shares the most word pairs (two adjacent words, lower case, not both stop words: "Password reset links
     expire" joins "Links expire after 30 minutes"; ties: the more counted group); sharing none, it goes to the
     cluster r whose keyword ``keywords[r][0]`` it holds (any case; the least noisy count ``keywords[r][1]``
-    first, as the keyword walk, then r), or is a text of its own.
+    first, as the keyword walk, then r), or is a text of its own. A text stating no figure whose spans hold
+    fewer than ``min_phrases`` distinct released phrases (:func:`span_phrases`) is dropped: a cluster's text
+    becomes "", another text is not returned (1: every text kept).
 
     Returns:
         One ``(r, text, count)`` per cluster, in cluster order (``text`` its spans as sentences in count order,
@@ -264,12 +276,17 @@ def collection_texts(released: Mapping[str, float], keywords: Sequence[tuple[str
             extra.setdefault(i, []).append(i)
 
     def text(members: list[int]) -> str:
+        if not any(figures[i] for i in members) and len(set().union(*(phrases_of[i] for i in members))) < min_phrases:
+            return ""  # a fragment: too few released phrases and no figure
         return " ".join(_sentence(spans[i]) for i in sorted(members))
 
+    phrases_of = [set(span_phrases(span, released, n=n)) for span in spans]
     texts = [(r, text(members), max((counts[i] for i in members), default=keywords[r][1]))
              for r, members in enumerate(assigned)]
     for members in extra.values():
+        if not (written := text(members)):
+            continue
         held = [cluster_of[i] for i in members if cluster_of[i] is not None]
         r = min(held, key=lambda r: (keywords[r][1], r)) if held else None
-        texts.append((r, text(members), max(counts[i] for i in members)))
+        texts.append((r, written, max(counts[i] for i in members)))
     return texts
