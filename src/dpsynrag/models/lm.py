@@ -413,8 +413,8 @@ class LanguageModel:
 
 def truncate_text(tokenizer, text: str, max_tokens: int) -> str:
     """``text`` cut to at most ``max_tokens`` tokens of ``tokenizer`` (no special tokens counted): the cut of
-    :meth:`LanguageModel.truncate`, given the tokenizer alone (a Ray worker of ``dpsynrag build --ray`` holds
-    the driver's tokenizer, not its model: :mod:`dpsynrag.pipeline.ray_stages`).
+    :meth:`LanguageModel.truncate`, given the tokenizer alone (e.g. in a process that holds the driver's
+    tokenizer, not its model: a Ray worker of ``dpsynrag build --ray``).
 
     The cut keeps the original characters (a prefix of ``text``) when the tokenizer reports offsets;
     otherwise the kept tokens are decoded.
