@@ -270,9 +270,10 @@ def test_texts_that_differ_only_after_the_cut_are_not_duplicates():
 
 
 def test_a_document_cut_at_read_time_is_counted_as_cut_after_redaction():
-    """The owner's count of documents cut (``DocumentSpool.changed``) includes a text cut at read time even
+    """The owner's count of documents cut (``ReadingTally.changed``) includes a text cut at read time even
     when the token cut then leaves it as it is, and redaction keeps that mark."""
     from dpsynrag.data.io import Document
+    from dpsynrag.data.preparation import DocumentPreparer, ReadingTally
     from dpsynrag.data.redaction import RedactedDocuments
     from dpsynrag.data.spool import DocumentSpool
 
@@ -280,8 +281,9 @@ def test_a_document_cut_at_read_time_is_counted_as_cut_after_redaction():
     redacted = RedactedDocuments(docs)
     assert [d.text_sha256 is not None for d in redacted] == [True, False]
     assert list(redacted)[0].text.startswith("[REDACTED] has fever")
-    texts = DocumentSpool(redacted, folder=".", prepare=lambda text: text).texts  # a cut that changes nothing
-    assert list(texts)[1] == "a short note" and texts.changed == 1
+    tally = ReadingTally()  # a cut that changes nothing
+    texts = DocumentSpool(tally.documents(map(DocumentPreparer(redacted, lambda text: text), docs)), folder=".").texts
+    assert list(texts)[1] == "a short note" and tally.changed == 1
 
 
 class _Recorder:
@@ -299,15 +301,18 @@ def test_the_reading_stage_advances_every_32_documents_and_says_the_cut_count(n)
     """issue 43: the reading pass (the PII pass when redacting) talks: an update every READ_UPDATE documents, the
     rest at the end; then the cut count with the advice to raise --max-document-tokens (none when nothing is cut).
     issue 44: that pass is the build's one read (a DocumentSpool reads, redacts and cuts through it)."""
+    from dpsynrag.data.preparation import DocumentPreparer, ReadingTally
     from dpsynrag.data.spool import DocumentSpool
     from dpsynrag.pipeline.display import READ_UPDATE, end_reading, reading_pass
 
     assert READ_UPDATE == 32
     docs = as_documents([(f"a long text {i} " * 5 if i % 3 == 0 else f"short {i}") for i in range(n)])
     display = _Recorder()
-    spool = DocumentSpool(reading_pass(display, "reading documents", docs), folder=".", prepare=lambda t: t[:20])
-    end_reading(display, spool.changed, len(spool), 4)
-    cut = spool.changed
+    tally = ReadingTally()
+    spool = DocumentSpool(tally.documents(map(DocumentPreparer(None, lambda t: t[:20]),
+                                              reading_pass(display, "reading documents", docs))), folder=".")
+    end_reading(display, tally.changed, len(spool), 4)
+    cut = tally.changed
     assert cut == len(range(0, n, 3))
     assert display.calls[0] == ("start", "reading documents")
     assert [c for c in display.calls if c[0] == "update"] == [("update", 32)] * (n // 32)
@@ -315,5 +320,8 @@ def test_the_reading_stage_advances_every_32_documents_and_says_the_cut_count(n)
     assert display.calls[-1][1].startswith(f"owner-only (not DP): {cut} of {n} documents are longer than "
                                            "--max-document-tokens 4")
     quiet = _Recorder()
-    end_reading(quiet, DocumentSpool(reading_pass(quiet, "reading documents", docs), folder=".").changed, n, 4)
+    uncut = ReadingTally()
+    DocumentSpool(uncut.documents(map(DocumentPreparer(None, None), reading_pass(quiet, "reading documents", docs))),
+                  folder=".")
+    end_reading(quiet, uncut.changed, n, 4)
     assert [c[0] for c in quiet.calls][-1] == "end"  # nothing cut: no advice

@@ -84,11 +84,20 @@ def fakes_on_workers():
 
 def test_ray_build_on_two_local_workers_writes_the_single_process_corpus_byte_for_byte(tmp_path, tiny_folder,
                                                                                        monkeypatch, fakes_on_workers):
-    """Keywords, embeddings (outlier removal) and private prediction all on 2 Ray workers: every corpus file
-    but the manifest (its creation time) equal byte for byte to the local build's."""
+    """The reading pass (identifier redaction, the PII pass, the cut, the fingerprint keys), keywords, embeddings
+    (outlier removal) and private prediction all on 2 Ray workers: every corpus file but the manifest (its
+    creation time) equal byte for byte to the local build's, the owner record too (but its wall times), and the
+    driver redacted, cut and keyed no document itself."""
+    import types
+
     import ray
 
+    import dpsynrag.corpus.format as format_module
+    import dpsynrag.data.preparation as preparation
     import dpsynrag.pipeline.build as build_module
+    import dpsynrag.privacy.fingerprints as fingerprints
+    from dpsynrag.data.io import Document
+    from dpsynrag.data.redaction import RedactedDocuments
     from dpsynrag.pipeline.ray_stages import RayDocumentPool
 
     lm = LanguageModel.load(str(tiny_folder))
@@ -97,23 +106,42 @@ def test_ray_build_on_two_local_workers_writes_the_single_process_corpus_byte_fo
     # public-prior with a per-cluster public prompt (its released keyword): member rows and public rows both travel
     config = BuildConfig(epsilon=4.0, delta=1e-3, K=3, R=6, L=2, k=10, T=8, extractor="rarity", open_vocabulary=True,
                          self_filter=False, max_document_tokens=16, seed=3, model=str(tiny_folder),
-                         decoding="public-prior", public_prompt="rephrase the following document : {keyword}")
-    on_workers = []
-    in_order = RayDocumentPool._in_order
+                         decoding="public-prior", public_prompt="rephrase the following document : {keyword}",
+                         redact_identifiers=True, redact_pii=True)
+    names = ("Ada Byron", "Alan Turing", "Grace Hopper")
+    # every 4th names its person and a phone number, every 5th is longer than max_document_tokens (cut)
+    docs = [Document(str(i), (f"{t} for {names[i % 3]} , call +44 20 7946 09{i:02d}" if i % 4 == 0 else t)
+                     + (" with blood test and red skin rash" * 3 if i % 5 == 0 else ""), (names[i % 3],))
+            for i, t in enumerate(DOCS)]
+    on_workers, here = [], {"prepared": [], "redacted": [], "keyed": []}
+    in_order, prepare, redact, key = (RayDocumentPool._in_order, preparation.DocumentPreparer.__call__,
+                                      RedactedDocuments.redact, preparation.text_key)
 
     def spy(self, method, *args):
         on_workers.append(method)
         return in_order(self, method, *args)
 
+    # what the driver does itself; the workers import their own (unpatched) modules
+    monkeypatch.setattr(preparation.DocumentPreparer, "__call__",
+                        lambda self, d: here["prepared"].append(d.id) or prepare(self, d))
+    monkeypatch.setattr(RedactedDocuments, "redact", lambda self, d: here["redacted"].append(d.id) or redact(self, d))
+    for module in (preparation, fingerprints):
+        monkeypatch.setattr(module, "text_key", lambda text: here["keyed"].append(text) or key(text))
+    # the owner record's HMAC key, fixed for both builds (else a new random one each): fingerprints comparable
+    monkeypatch.setattr(format_module, "secrets", types.SimpleNamespace(token_bytes=lambda n: bytes(range(n))))
     try:
-        single = build_corpus(DOCS, tmp_path / "one" / "c", config, lm=lm, embedder=HashEmbedder())
+        single = build_corpus(docs, tmp_path / "one" / "c", config, lm=lm, embedder=HashEmbedder())
+        assert {k: len(v) for k, v in here.items()} == {"prepared": 60, "redacted": 60, "keyed": 60}
+        for calls in here.values():
+            calls.clear()
         monkeypatch.setattr(RayDocumentPool, "_in_order", spy)
         monkeypatch.setattr(build_module, "shard_keyword_sets", None)  # the driver extracts no keyword itself
-        distributed = build_corpus(DOCS, tmp_path / "ray" / "c", config, lm=lm, embedder=HashEmbedder(),
+        distributed = build_corpus(docs, tmp_path / "ray" / "c", config, lm=lm, embedder=HashEmbedder(),
                                    ray=RayOptions(workers=2, chunks_per_worker=2))
     finally:
         torch.set_num_threads(threads)
-    assert on_workers == ["keywords", "embed"]
+    assert on_workers == ["prepare", "keywords", "embed"]
+    assert here == {"prepared": [], "redacted": [], "keyed": []}  # no document redacted, cut or keyed by the driver
     assert not ray.is_initialized()  # the build stopped the local cluster it started
     texts = [r["text"] for r in single.records]
     assert len(texts) >= 3 and sum(bool(t.strip()) for t in texts) >= 2
@@ -127,6 +155,14 @@ def test_ray_build_on_two_local_workers_writes_the_single_process_corpus_byte_fo
     assert one.keys() == other.keys() and one["checksums"]["files"] == other["checksums"]["files"]
     assert all(one[k] == other[k] for k in one if k not in ("created", "checksums"))  # "created": the build's time
     assert distributed.privacy_report.epsilon == single.privacy_report.epsilon <= 4.0
+    # the owner record: counts of the cut and of the redaction, input fingerprint, keyed fingerprints
+    one, other = (json.loads((tmp_path / d / "c.owner.json").read_text()) for d in ("one", "ray"))
+    assert one["timings"].keys() == other["timings"].keys() and "read_and_redact_s" in one["timings"]
+    assert {k: v for k, v in one.items() if k != "timings"} == {k: v for k, v in other.items() if k != "timings"}
+    spans = one["redaction_counts"]["spans"]
+    assert spans["IDENTIFIER"] >= 15 and spans["PHONE_NUMBER"] == 15 and one["truncation"][0]["documents_cut"] == 12
+    assert one["fingerprints"]["fingerprints"] == sorted(
+        keyed.hex() for keyed in fingerprints.unit_fingerprints(docs, bytes(range(32))))  # the input's own
 
 
 def test_ray_workers_must_load_the_drivers_model(tmp_path, tiny_folder, tiny_lm, fakes_on_workers):

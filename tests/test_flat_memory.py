@@ -15,6 +15,7 @@ import pytest
 from fakes import HashEmbedder
 
 from dpsynrag.data.io import Document, iter_documents, load_documents
+from dpsynrag.data.preparation import DocumentPreparer, ReadingTally
 from dpsynrag.data.spool import DocumentSpool
 from dpsynrag.data.streaming import DocumentFile, open_documents
 from dpsynrag.errors import DataError
@@ -70,16 +71,20 @@ def test_document_file_checks_every_row_when_opened(tmp_path):
 
 def test_document_spool_texts_passes_and_rows(tmp_path):
     docs = [Document(str(i), "word " * i + "end") for i in range(10)]
-    texts = DocumentSpool(docs, folder=tmp_path, prepare=lambda t: t[:12], memory_bytes=0).texts
+    tally = ReadingTally()
+    texts = DocumentSpool(tally.documents(map(DocumentPreparer(None, lambda t: t[:12]), docs)), folder=tmp_path,
+                          memory_bytes=0).texts
     assert list(texts) == [d.text[:12] for d in docs]
-    assert texts.changed == 8  # i >= 2: "word word end" and longer, over 12 characters
+    assert tally.changed == 8  # i >= 2: "word word end" and longer, over 12 characters
     assert list(texts.rows(np.array([1, 4, 9]))) == [(1, docs[1].text[:12]), (4, docs[4].text[:12]), (9, docs[9].text[:12])]
     assert list(texts.rows([])) == []
     with pytest.raises(DataError, match="strictly increasing"):
         list(texts.rows([3, 3]))
     with pytest.raises(DataError, match="past the end"):
         list(texts.rows([2, 10]))
-    assert DocumentSpool(docs, folder=tmp_path, prepare=str.upper).changed == 10
+    upper = ReadingTally()
+    DocumentSpool(upper.documents(map(DocumentPreparer(None, str.upper), docs)), folder=tmp_path)
+    assert upper.changed == 10
 
 
 def test_keyword_sets_hold_ids_and_read_back_as_tuples():

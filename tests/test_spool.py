@@ -9,9 +9,11 @@ import os
 import pytest
 
 from dpsynrag.data.io import Document
+from dpsynrag.data.preparation import DocumentPreparer, ReadingTally
 from dpsynrag.data.redaction import RedactedDocuments
 from dpsynrag.data.spool import DocumentSpool
 from dpsynrag.errors import DataError
+from dpsynrag.textkeys import text_key
 
 
 def _docs(n):
@@ -40,7 +42,6 @@ def test_spool_gives_back_the_documents_it_read(tmp_path, memory_bytes):
         (3, docs[3].text), (5, docs[5].text)]
     # two iterations at the same time (the keyword stage reads texts and identifiers side by side)
     assert [(a.id, b) for a, b in zip(spool, spool.texts)] == [(d.id, d.text) for d in docs]
-    assert spool.changed == sum(d.text_sha256 is not None for d in docs) == 14
     if not spool.in_memory:  # owner-only, unlinked at once on POSIX: nothing named is left in the folder
         assert not [p for p in os.listdir(tmp_path) if "dpsynrag-documents" in p]
     with pytest.raises(DataError, match="strictly increasing"):
@@ -51,19 +52,29 @@ def test_spool_gives_back_the_documents_it_read(tmp_path, memory_bytes):
     spool.close()  # idempotent
 
 
-def test_spool_redacts_and_cuts_each_document_once(tmp_path):
+def test_spool_redacts_cuts_and_keys_each_document_once(tmp_path):
+    """One pass of DocumentPreparer (redact, cut, key) into the spool: the input read once, the owner-only
+    counts (documents cut, spans replaced) as RedactedDocuments counts them, each document keyed by its whole
+    input text (a cut one by the key read with it), its unit kept."""
     docs = _Counted(_docs(30))
     _Counted.passes = 0
     redacted = RedactedDocuments(docs, "[X]")
-    read = DocumentSpool(redacted, folder=tmp_path, memory_bytes=0)
-    cut = DocumentSpool(read, folder=tmp_path, prepare=lambda t: t[:15], memory_bytes=500)
+    tally = ReadingTally()
+    cut = DocumentSpool(tally.documents(map(DocumentPreparer(redacted, lambda t: t[:15]), docs)), folder=tmp_path,
+                        memory_bytes=500)
     for _ in range(3):  # the stages' passes read the spool, never the input again
         assert [d.text for d in cut] == [RedactedDocuments([d], "[X]")[0].text[:15] for d in _docs(30)]
     assert _Counted.passes == 1
     assert "[X]" in cut.texts.rows([4]).__next__()[1] and "Lovelace" not in " ".join(cut.texts)
-    assert redacted.span_counts()["documents_with_spans"] == 30 and _Counted.passes == 1  # counted in that pass
-    # 30 cut by prepare (every text is longer than 15 characters); the 10 cut at read time among them
-    assert cut.changed == 30 and read.changed == 10
+    assert tally.spans.counts() == RedactedDocuments(_docs(30), "[X]").span_counts()
+    assert tally.spans.counts()["documents_with_spans"] == 30 and tally.spans.counts()["spans"] == {"IDENTIFIER": 30}
+    assert tally.changed == 30  # every text is longer than 15 characters (the 10 cut at read time among them)
+    assert [(d.text_key, d.unit, d.text_sha256) for d in cut] == [
+        (d.text_key or text_key(d.text), d.unit, d.text_sha256) for d in _docs(30)]
+    kept = ReadingTally()  # no cut, no redaction: the 10 cut at read time are the changed ones
+    plain = DocumentSpool(kept.documents(map(DocumentPreparer(None, None), _docs(30))), folder=tmp_path)
+    assert kept.changed == 10 and [d.text for d in plain] == [d.text for d in _docs(30)]
+    assert kept.spans.counts() == {"documents": 30, "documents_with_spans": 0, "spans": {}}
 
 
 def test_a_damaged_spool_file_is_refused(tmp_path):

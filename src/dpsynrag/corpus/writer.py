@@ -12,7 +12,7 @@ import os
 import platform
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -301,6 +301,7 @@ class CorpusWriter:
         truncation: Sequence[dict] = (),
         unit_ids: Sequence | None = None,
         owner_record: dict | None = None,
+        fingerprinted: Iterable[Document] | None = None,
         **fields,
     ) -> "SyntheticCorpus":
         """The end of every corpus-building method: the budget guard, the common manifest, :meth:`finish`,
@@ -329,6 +330,9 @@ class CorpusWriter:
                 documents' ``unit``, else each document is its own unit).
             owner_record: more owner-only fields for the audit record (never the manifest or
                 ``build.log``), e.g. ``resumes``: what each resume of an interrupted build restored.
+            fingerprinted: the same documents in the same order, each carrying its whole text's key
+                (``text_key``) and its ``unit``, from which the fingerprints are made without keying
+                ``documents`` again (a build's spool: :mod:`dpsynrag.data.preparation`); None: ``documents``.
             fields: method-specific manifest fields (prompts, vocabulary, ...).
 
         Raises:
@@ -361,7 +365,7 @@ class CorpusWriter:
             "not_for_release": not secure,
         }
         owner = {"input_fingerprint": input_fingerprint(documents), "timings": timings,
-                 "truncation": list(truncation), "fingerprints": owner_fingerprints(documents, unit_ids=unit_ids),
+                 "truncation": list(truncation), "fingerprints": owner_fingerprints(documents if fingerprinted is None else fingerprinted, unit_ids=unit_ids),
                  **(owner_record or {})}
         return self.finish_with_owner(records, manifest, embedder, owner)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Protocol
 
@@ -26,7 +26,7 @@ import phonenumbers
 
 from dpsynrag.data.io import Document
 
-__all__ = ["DEFAULT_PLACEHOLDER", "IDENTIFIER", "RedactedDocuments", "SpanFinder", "identifier_spans",
+__all__ = ["DEFAULT_PLACEHOLDER", "IDENTIFIER", "RedactedDocuments", "SpanFinder", "SpanTally", "identifier_spans",
            "merge_spans", "redact_identifiers", "replace_spans", "value_spans"]
 
 DEFAULT_PLACEHOLDER = "[REDACTED]"
@@ -219,6 +219,25 @@ class SpanFinder(Protocol):
     def find(self, text: str) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]: ...
 
 
+class SpanTally:
+    """The owner-only counts of a redaction pass over a collection, one document at a time (:meth:`add`):
+    :meth:`counts` is :meth:`RedactedDocuments.span_counts`' record (never publish: not DP)."""
+
+    def __init__(self):
+        self.documents, self.touched, self.spans = 0, 0, Counter()
+
+    def add(self, counts: Mapping[str, int]) -> None:
+        """Count one document whose redaction replaced ``counts`` spans per entity type (empty: none)."""
+        self.documents += 1
+        self.touched += bool(counts)
+        self.spans.update(counts)
+
+    def counts(self) -> dict:
+        """``{"documents": n, "documents_with_spans": m, "spans": {entity type: count}}`` (types sorted)."""
+        return {"documents": self.documents, "documents_with_spans": self.touched,
+                "spans": dict(sorted(self.spans.items()))}
+
+
 class RedactedDocuments(Sequence[Document]):
     """A document collection whose texts are redacted each time they are read, never stored: the spans of
     ``pii`` (when given) and each document's own identifiers (:func:`identifier_spans`, when
@@ -277,18 +296,14 @@ class RedactedDocuments(Sequence[Document]):
         return len(self.documents)
 
     def __iter__(self) -> Iterator[Document]:
-        counting = self._counts is None
-        total, documents, touched = Counter(), 0, 0
+        tally = SpanTally() if self._counts is None else None
         for document in self.documents:
             redacted, counts = self.redact(document)
-            if counting:
-                total.update(counts)
-                documents += 1
-                touched += bool(counts)
+            if tally is not None:
+                tally.add(counts)
             yield redacted
-        if counting and self._counts is None:
-            self._counts = {"documents": documents, "documents_with_spans": touched,
-                            "spans": dict(sorted(total.items()))}
+        if tally is not None and self._counts is None:
+            self._counts = tally.counts()
 
     def __getitem__(self, index):
         if isinstance(index, slice):

@@ -1,7 +1,7 @@
 """The private documents read once per build (issue 44): :class:`DocumentSpool` reads a collection in one
-pass (for a :class:`~dpsynrag.data.redaction.RedactedDocuments`, the pass that redacts it), optionally cuts
-each text with a function of that text alone (the language model's ``max_document_tokens`` cut), and keeps
-the result for every later pass of the build, instead of reading, redacting and cutting the input again.
+pass (a build's: the documents redacted, cut and keyed by :mod:`dpsynrag.data.preparation`, in its process or
+on Ray workers) and keeps the result for every later pass of the build, instead of reading, redacting and
+cutting the input again.
 
 Memory stays flat in the number of documents: the documents are kept in memory up to ``memory_bytes``
 (:data:`SPOOL_MEMORY_BYTES`, estimated from the characters of their fields); past that, all of them go to an
@@ -18,7 +18,7 @@ import os
 import struct
 import weakref
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from dpsynrag.data.io import Document
 from dpsynrag.errors import DataError
@@ -52,28 +52,25 @@ def _size(document: Document) -> int:
 
 
 class DocumentSpool:
-    """A collection read (and redacted, and cut) once, kept for the build's later passes.
+    """A collection read (redacted, cut and keyed by its reader) once, kept for the build's later passes.
 
     Args:
-        documents: any iterable of :class:`Document` (read once, in order; a
-            :class:`~dpsynrag.data.redaction.RedactedDocuments` redacts each one during this read).
+        documents: any iterable of :class:`Document` (read once, in order; a build's: the documents of
+            :meth:`~dpsynrag.data.preparation.ReadingTally.documents`, prepared during this read).
         folder: where the temporary file goes when the documents outgrow ``memory_bytes`` (a build: beside its
             corpus folder, as its checkpoint).
-        prepare: a function of one text alone applied to every text (e.g. the language model's cut,
-            :meth:`~dpsynrag.models.lm.LanguageModel.truncate`); None: texts kept as read.
         memory_bytes: about the most bytes of documents kept in memory (>= 0; 0: always a file).
 
     Iteration gives the kept :class:`Document` objects in order (any number of iterations, also at the same
-    time); ``len()`` their number; :meth:`rows` some of them; :attr:`texts` a view of their texts;
-    :attr:`changed` how many texts ``prepare`` changed or were cut at read time (``text_sha256``; an
-    owner-only count, never which). Memory: at most ``memory_bytes`` plus one read chunk (1 MiB).
+    time), every field as given; ``len()`` their number; :meth:`rows` some of them; :attr:`texts` a view of
+    their texts. Memory: at most ``memory_bytes`` plus one read chunk (1 MiB).
 
     Raises:
         DataError: on reading back, a record whose length or CRC-32 does not match (a damaged file).
     """
 
     def __init__(self, documents: Iterable[Document], *, folder: str | os.PathLike,
-                 prepare: Callable[[str], str] | None = None, memory_bytes: int = SPOOL_MEMORY_BYTES):
+                 memory_bytes: int = SPOOL_MEMORY_BYTES):
         if isinstance(memory_bytes, bool) or not isinstance(memory_bytes, int) or memory_bytes < 0:
             raise DataError(f"`memory_bytes` must be an integer >= 0. Found {memory_bytes!r}.")
         self.folder, self.memory_bytes = folder, memory_bytes
@@ -81,17 +78,9 @@ class DocumentSpool:
         self._fd: int | None = None
         self._end = 0  # bytes written to the file
         self._count = 0
-        self.changed = 0
         held = 0
         try:
             for d in documents:
-                if prepare is not None:
-                    text = prepare(d.text)
-                    self.changed += text != d.text or d.text_sha256 is not None
-                    if text != d.text:
-                        d = Document(d.id, text, d.identifiers, d.text_sha256, d.unit, d.text_key)
-                else:
-                    self.changed += d.text_sha256 is not None
                 self._count += 1
                 if self._kept is not None:
                     self._kept.append(d)
@@ -217,7 +206,7 @@ class DocumentSpool:
 
 class SpoolTexts:
     """The texts of a :class:`DocumentSpool` as the build's stages read them: iterate for every text in order,
-    :meth:`rows` for some, ``len()``, and :attr:`changed`."""
+    :meth:`rows` for some, ``len()``."""
 
     def __init__(self, spool: DocumentSpool):
         self.spool = spool
@@ -231,11 +220,6 @@ class SpoolTexts:
     def rows(self, rows: Iterable[int]) -> Iterator[tuple[int, str]]:
         """``(row, text)`` for the given strictly increasing 0-based rows (as :meth:`DocumentSpool.rows`)."""
         return ((row, d.text) for row, d in self.spool.rows(rows))
-
-    @property
-    def changed(self) -> int:
-        """How many texts the spool's ``prepare`` changed or were cut at read time (owner-only count)."""
-        return self.spool.changed
 
 
 def _close_and_delete(fd: int, name: str | None) -> None:

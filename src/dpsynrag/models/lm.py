@@ -201,24 +201,8 @@ class LanguageModel:
         return self.encode(rendered[:cut])[:-1] if cut > 0 else []
 
     def truncate(self, text: str, max_tokens: int) -> str:
-        """``text`` cut to at most ``max_tokens`` tokens (no special tokens counted).
-
-        The cut keeps the original characters (a prefix of ``text``) when the tokenizer reports
-        offsets; otherwise the kept tokens are decoded.
-
-        Raises:
-            ConfigError: if ``max_tokens`` is not an integer >= 1.
-        """
-        check_int("max_tokens", max_tokens)
-        try:
-            enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
-        except (NotImplementedError, TypeError, ValueError):
-            ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
-            return text if len(ids) <= max_tokens else self.tokenizer.decode(ids[:max_tokens])
-        ids, offsets = enc["input_ids"], enc["offset_mapping"]
-        if len(ids) <= max_tokens:
-            return text
-        return text[: offsets[max_tokens - 1][1]]
+        """``text`` cut to at most ``max_tokens`` tokens: :func:`truncate_text` with this model's tokenizer."""
+        return truncate_text(self.tokenizer, text, max_tokens)
 
     def encode_prompts(self, prompts: Sequence[str], new_tokens: int) -> list[list[int]]:
         """Token ids of each rendered prompt (:meth:`encode`), checked to fit the model's positions
@@ -425,6 +409,29 @@ class LanguageModel:
             if on_batch is not None:
                 on_batch(1)
         return out
+
+
+def truncate_text(tokenizer, text: str, max_tokens: int) -> str:
+    """``text`` cut to at most ``max_tokens`` tokens of ``tokenizer`` (no special tokens counted): the cut of
+    :meth:`LanguageModel.truncate`, given the tokenizer alone (e.g. in a process that holds the driver's
+    tokenizer, not its model: a Ray worker of ``dpsynrag build --ray``).
+
+    The cut keeps the original characters (a prefix of ``text``) when the tokenizer reports offsets;
+    otherwise the kept tokens are decoded.
+
+    Raises:
+        ConfigError: if ``max_tokens`` is not an integer >= 1.
+    """
+    check_int("max_tokens", max_tokens)
+    try:
+        enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    except (NotImplementedError, TypeError, ValueError):
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+        return text if len(ids) <= max_tokens else tokenizer.decode(ids[:max_tokens])
+    ids, offsets = enc["input_ids"], enc["offset_mapping"]
+    if len(ids) <= max_tokens:
+        return text
+    return text[: offsets[max_tokens - 1][1]]
 
 
 def _progress(items, enabled: bool, desc: str):

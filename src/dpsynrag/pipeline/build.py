@@ -29,9 +29,10 @@ whatever number of keywords the histogram releases.
 The folder is written to a temporary folder and renamed into place at the end, so a failed build
 leaves no folder that looks complete.
 
-The input is read, redacted and cut to ``max_document_tokens`` in one pass once the models are loaded, and
-every later stage reads that result (:class:`~dpsynrag.data.spool.DocumentSpool`: in memory, or an owner-only
-checksummed temporary file beside the folder when large); its owner-only time is ``read_and_redact_s``.
+The input is read, redacted, cut to ``max_document_tokens`` and keyed in one pass once the models are loaded
+(:mod:`dpsynrag.pipeline.reading`; with ``ray``, on the Ray workers), and every later stage reads that result
+(:class:`~dpsynrag.data.spool.DocumentSpool`: in memory, or an owner-only checksummed temporary file beside the
+folder when large), the owner record's fingerprints included; its owner-only time is ``read_and_redact_s``.
 
 Stages 2, 3, the outlier removal of 5 and each batch of clusters of private prediction are
 checkpointed in the owner-only ``.NAME.work`` beside the folder (:mod:`dpsynrag.pipeline.checkpoint`):
@@ -51,7 +52,7 @@ import numpy as np
 
 from dpsynrag.corpus import SyntheticCorpus
 from dpsynrag.data.io import Document
-from dpsynrag.data.spool import DocumentSpool, SpoolTexts
+from dpsynrag.data.spool import SpoolTexts
 from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_fingerprint, vocabulary_source
 from dpsynrag.errors import DataError
 from dpsynrag.pipeline.checkpoint import BuildCheckpoint
@@ -64,11 +65,11 @@ from dpsynrag.pipeline.clustering import (
 )
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.pipeline.context import check_context
-from dpsynrag.pipeline.display import end_reading, reading_pass
 from dpsynrag.data.words import excluded_words
 from dpsynrag.pipeline.distributed import ray_session
 from dpsynrag.pipeline.keywords import unit_keyword_sets
 from dpsynrag.pipeline.ray_stages import KeywordSpec, RayDocumentPool, shard_keyword_sets
+from dpsynrag.pipeline.reading import read_once
 from dpsynrag.pipeline.prompts import (
     KEYWORD_SLOT,
     REPHRASE_PROMPT,
@@ -128,8 +129,9 @@ def build_corpus(
         documents, out_dir, lm, embedder, text_field, id_field, identifier_fields, overwrite, progress: as
             in :class:`~dpsynrag.pipeline.run.BuildRun` (the private collection, the folder to create, the
             loaded models or None, the fields of a file input, replace an existing folder, show progress).
-        ray: a :class:`~dpsynrag.pipeline.distributed.RayOptions` to run keyword extraction, the
-            outlier-removal embeddings (:mod:`dpsynrag.pipeline.ray_stages`) and private prediction
+        ray: a :class:`~dpsynrag.pipeline.distributed.RayOptions` to run the reading pass's redaction, cut and
+            fingerprint keys, keyword extraction, the outlier-removal embeddings
+            (:mod:`dpsynrag.pipeline.ray_stages`) and private prediction
             (:mod:`dpsynrag.pipeline.distributed`) on Ray actors (``--ray``, ``--ray-address``; workers
             load ``config.model``, checked against ``lm``); None: in this process. Per-document results
             are reassembled in document order and each cluster samples from its own named stream, so a
@@ -190,19 +192,16 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
                   vocabulary=vocabulary)
     timings.update(checkpoint.timings)  # stages of an interrupted build: restored, not rerun
 
-    # the one pass over the input: each document read, redacted (the PII pass too) and cut once; every later
-    # stage reads `documents` (in memory, or an owner-only checksummed temporary file when large)
-    shown = display.enabled and not checkpoint.resume_message  # the owner sees it and the cut count, before any spend
-    with run.timed("read_and_redact_s"):
-        documents = DocumentSpool(reading_pass(display, reading, run.documents) if shown else run.documents,
-                                  folder=run.writer.out.parent,
-                                  prepare=lambda text: lm.truncate(text, config.max_document_tokens))
-    if shown:
-        end_reading(display, documents.changed, len(documents), config.max_document_tokens)
-    texts = documents.texts  # .changed: owner-only count (never which, never logged)
-    # --ray: the keywords and the embeddings as Ray tasks over shards of documents (dpsynrag.pipeline.ray_stages)
+    # --ray: the reading pass's redaction and cut, the keywords and the embeddings as Ray tasks over shards of
+    # documents, one pool of actors for the three (dpsynrag.pipeline.ray_stages)
     pool = None if ray is None else RayDocumentPool(ray, model=config.model, lm=lm if config.extractor == "llm" else None,
-                                                    embedder=embedder if config.outlier_removal else None)
+                                                    embedder=embedder if config.outlier_removal else None,
+                                                    tokenizer=lm.tokenizer)
+    # the one pass over the input (dpsynrag.pipeline.reading): each document read, redacted, cut and keyed once,
+    # here or on the workers; every later stage reads `documents` (in memory, or an owner-only checksummed
+    # temporary file when large); the owner sees the pass and its cut count before any spend
+    documents, tally = read_once(run, pool, name=reading, shown=display.enabled and not checkpoint.resume_message)
+    texts = documents.texts
     t = time.time()
     doc_keywords = checkpoint.restore_keywords()
     if doc_keywords is None:
@@ -297,7 +296,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
                                            total=len(in_any)) if pool is None
                              else pool.embed_to_file(member_texts, folder=run.writer.out.parent,
                                                      on_progress=display.update))
-        truncation = truncation_stages(config.max_document_tokens, texts.changed, embedder, embedded_cut=embedded_cut)
+        truncation = truncation_stages(config.max_document_tokens, tally.changed, embedder, embedded_cut=embedded_cut)
         kept_members: list[list[int]] = []
         for r, members in enumerate(clusters):
             e = emb.take(np.searchsorted(in_any, members))
@@ -313,7 +312,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         display.end()
     else:
         kept_members = clusters
-        truncation = truncation_stages(config.max_document_tokens, texts.changed)
+        truncation = truncation_stages(config.max_document_tokens, tally.changed)
     if restored is None:
         timings["outlier_removal_s"] = time.time() - t
         checkpoint.save_clusters(kept_members, truncation, branches, timings)
@@ -344,7 +343,6 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     log.info("stage 2d: %d synthetic texts generated", len(synthetic))
     # private: never written to the corpus
     del kept_members, clusters, doc_keywords, counted, persons
-    documents.close()  # the private texts are read no more
 
     kept = run.filter(synthetic)
     records = []
@@ -372,7 +370,9 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         decoding=decoding,
         truncation=truncation,
         owner_record={"resumes": checkpoint.resumes},  # owner-only: what each resume restored (none: [])
+        fingerprinted=documents,  # each document's key from the one pass: the owner record's fingerprints
     )
+    documents.close()  # the private texts are read no more
     checkpoint.remove()  # the corpus is in place: its checkpoints and private intermediates go
     return corpus
 

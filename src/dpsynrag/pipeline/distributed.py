@@ -2,10 +2,10 @@
 
 What runs where:
 
-* the driver (the ``dpsynrag build`` process) reads and redacts the data, draws every DP release
+* the driver (the ``dpsynrag build`` process) reads the data, draws every DP release
   before private prediction (keyword histogram, noisy embedding sums, thresholds), pays for the
-  clusters, and writes the corpus (keywords and embeddings run on Ray too:
-  :mod:`dpsynrag.pipeline.ray_stages`);
+  clusters, and writes the corpus (the redaction and cut of the reading pass, keywords and embeddings
+  run on Ray too: :mod:`dpsynrag.pipeline.ray_stages`);
 * each Ray worker is one actor holding one model (loaded from ``BuildConfig.model``: a path every
   node can read, a hub id in its cache, or the offline default; on the driver's device kind and in
   its dtype, one GPU per actor when the driver's model is on CUDA) and runs private prediction for the

@@ -1,23 +1,32 @@
-"""The per-document stages of a build on Ray (``dpsynrag build --ray``): keyword extraction (rarity or the
-LLM extractor) and the embeddings of outlier removal, as Ray tasks over shards of consecutive documents.
+"""The per-document stages of a build on Ray (``dpsynrag build --ray``): the reading pass's redaction (the PII
+pass included), cut and fingerprint keys, keyword extraction (rarity or the LLM extractor) and the embeddings of
+outlier removal, as Ray tasks over shards of consecutive documents, all on the actors of one
+:class:`RayDocumentPool`.
 
-What runs where: the driver reads, redacts and cuts each document once (:class:`~dpsynrag.data.spool.DocumentSpool`)
-and sends shards of :data:`SHARD_DOCUMENTS` documents (text and identifier values, exactly what its own stage
-would read) to actors of a :class:`RayDocumentPool`, at most two shards in flight per actor (the driver's
-memory stays flat); a shard whose worker is lost runs again on a live one (nothing is drawn here). Each actor runs the local stage's own function on its shard —
-:func:`~dpsynrag.pipeline.keywords.extract_keyword_sets` with the same extractor, cap, vocabulary and
-excluded words; :func:`~dpsynrag.models.embedder.embed_to_file` with the driver's embedder — and the driver
-reassembles the results in document order. Each document's keywords and embedding row are functions of
-that document alone (the extractors and the embedder's full batches are batch-invariant), so the result is
-the local build's, byte for byte, given the same model files, dtype, hardware kind and threads per process.
+What runs where: the driver reads each row once (:mod:`dpsynrag.pipeline.reading`: parsed, checked, cut at read
+time to :func:`~dpsynrag.data.io.max_document_chars`) and sends shards of :data:`SHARD_DOCUMENTS` documents to the
+actors, at most two shards in flight per actor (the driver's memory stays flat); a shard whose worker is lost
+runs again on a live one (nothing is drawn here). Each actor runs the local stage's own function on its shard —
+:class:`~dpsynrag.data.preparation.DocumentPreparer` with the driver's redaction (rebuilt on the actor from its
+:class:`~dpsynrag.data.preparation.RedactionSpec`, once per actor: the PII analyzer and compiled matchers serve
+every later shard) and the driver's tokenizer's cut (:func:`~dpsynrag.models.lm.truncate_text`);
+:func:`~dpsynrag.pipeline.keywords.extract_keyword_sets` with the same extractor, cap, vocabulary and excluded
+words, on the spooled documents (text and identifier values, exactly what its own stage would read);
+:func:`~dpsynrag.models.embedder.embed_to_file` with the driver's embedder — and the driver reassembles the
+results in document order (the prepared documents into the build's :class:`~dpsynrag.data.spool.DocumentSpool`,
+with the owner-only counts and each document's fingerprint key). Each document's result is a function of that
+document alone (the redaction and the cut by construction; the extractors and the embedder's full batches are
+batch-invariant), so the result is the local build's, byte for byte, given the same model files, dtype, hardware
+kind and threads per process.
 
 Models: an actor loads the language model (only for the LLM extractor) from ``BuildConfig.model`` on the
 driver's device kind and dtype, checked against the driver's like the prediction actors
-(:func:`~dpsynrag.pipeline.distributed.model_identity`); the embedder is the driver's own object, sent once.
+(:func:`~dpsynrag.pipeline.distributed.model_identity`); the embedder and the tokenizer are the driver's own
+objects, sent once.
 
-Privacy: nothing here is released or logged; the shards are private documents, so the Ray cluster must sit
-inside the data owner's trust boundary, as for private prediction. The pool is closed (its actors and
-their models gone) before private prediction starts its own actors.
+Privacy: nothing here is released or logged; the shards are private documents (before redaction, in the reading
+pass), so the Ray cluster must sit inside the data owner's trust boundary, as for private prediction. The pool is
+closed (its actors and their models gone) before private prediction starts its own actors.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from itertools import islice, repeat
 
 import numpy as np
 
+from dpsynrag.data.preparation import RedactionSpec
 from dpsynrag.errors import ConfigError, DpsynragError
 from dpsynrag.pipeline.distributed import RayOptions, identity_mismatch, model_identity
 
@@ -36,6 +46,19 @@ SHARD_DOCUMENTS = 1024
 """Documents per Ray task of a per-document stage: two chunks of
 :data:`~dpsynrag.pipeline.keywords.EXTRACT_CHUNK` (a shard's transfer and its task's start-up are
 amortised over a second or more of work)."""
+
+
+@dataclass(frozen=True)
+class PrepareSpec:
+    """What the reading pass does to each document besides reading it (public: the configuration's values).
+
+    Attributes:
+        redaction: the build's redaction (:attr:`~dpsynrag.pipeline.run.BuildRun.redaction_spec`; None: none).
+        max_tokens: the language model's cut (``max_document_tokens``), with the driver's tokenizer.
+    """
+
+    redaction: RedactionSpec | None
+    max_tokens: int
 
 
 @dataclass(frozen=True)
@@ -88,18 +111,32 @@ def shard_keyword_sets(spec: KeywordSpec, shard: Iterable[tuple[str, Sequence[st
 
 class _DocumentWorker:
     """One Ray actor of a :class:`RayDocumentPool`: the language model when the LLM extractor needs it, the
-    driver's embedder when embeddings are asked for."""
+    driver's embedder when embeddings are asked for, the driver's tokenizer for the reading pass's cut."""
 
-    def __init__(self, model: str | None, device: str | None, dtype: str | None, embedder):
+    def __init__(self, model: str | None, device: str | None, dtype: str | None, embedder, tokenizer):
         self.lm = None
         if device is not None:
             from dpsynrag.models import LanguageModel
 
             self.lm = LanguageModel.load(model, device=device, dtype=dtype.removeprefix("torch."))
-        self.embedder = embedder
+        self.embedder, self.tokenizer = embedder, tokenizer
+        self._preparer: tuple[PrepareSpec, Callable] | None = None  # built at the first shard, kept for the rest
 
     def describe(self) -> dict | None:
         return None if self.lm is None else model_identity(self.lm)
+
+    def prepare(self, spec: PrepareSpec, shard: list) -> list:
+        """Each document of ``shard`` redacted, cut and keyed (:class:`~dpsynrag.data.preparation.PreparedDocument`),
+        by the driver's own :class:`~dpsynrag.data.preparation.DocumentPreparer`, built once per actor (the PII
+        analyzer and the compiled matchers with it)."""
+        if self._preparer is None or self._preparer[0] != spec:
+            from dpsynrag.data.preparation import DocumentPreparer
+            from dpsynrag.models.lm import truncate_text
+
+            tokenizer, n = self.tokenizer, spec.max_tokens
+            redactor = None if spec.redaction is None else spec.redaction.redacting()
+            self._preparer = (spec, DocumentPreparer(redactor, lambda text: truncate_text(tokenizer, text, n)))
+        return [self._preparer[1](d) for d in shard]
 
     def keywords(self, spec: KeywordSpec, shard) -> list[tuple[str, ...]]:
         return list(shard_keyword_sets(spec, shard, lm=self.lm))
@@ -124,10 +161,11 @@ class RayDocumentPool:
         model: ``BuildConfig.model``, loaded by the actors for the LLM extractor.
         lm: the driver's language model (its identity is the actors' reference); None: no actor loads one.
         embedder: the driver's embedder, sent to the actors; None: no embeddings asked.
+        tokenizer: the driver's tokenizer, sent to the actors for the reading pass's cut; None: no reading pass.
     """
 
-    def __init__(self, options: RayOptions, *, model: str | None = None, lm=None, embedder=None):
-        self.options, self.model, self.lm, self.embedder = options, model, lm, embedder
+    def __init__(self, options: RayOptions, *, model: str | None = None, lm=None, embedder=None, tokenizer=None):
+        self.options, self.model, self.lm, self.embedder, self.tokenizer = options, model, lm, embedder, tokenizer
         self._actors: list | None = None
 
     def _start(self, ray) -> list:
@@ -144,9 +182,10 @@ class RayDocumentPool:
             have = f"{gpus} GPUs" if on_gpu else f"{cpus} CPUs"
             raise ConfigError(f"--ray-workers {workers} (x --threads {threads} CPUs) does not fit the Ray cluster ({have}).")
         cls = ray.remote(num_cpus=0 if on_gpu else threads, num_gpus=1 if on_gpu else 0)(_DocumentWorker)
-        shared = ray.put(self.embedder)  # sent once, not once per actor
+        embedder, tokenizer = ray.put(self.embedder), ray.put(self.tokenizer)  # sent once, not once per actor
         self._actors = [cls.remote(self.model, None if expected is None else expected["device"],
-                                   None if expected is None else expected["dtype"], shared) for _ in range(workers)]
+                                   None if expected is None else expected["dtype"], embedder, tokenizer)
+                        for _ in range(workers)]
         if expected is not None:
             for identity in ray.get([a.describe.remote() for a in self._actors]):
                 wrong = identity_mismatch(identity, expected)
@@ -199,6 +238,26 @@ class RayDocumentPool:
                 yield get(window.popleft())
         while window:
             yield get(window.popleft())
+
+    def prepared(self, spec: PrepareSpec, documents: Iterable, *,
+                 on_progress: Callable[[int], None] | None = None) -> Iterator:
+        """Each of ``documents`` (as read: :class:`~dpsynrag.data.io.Document`) redacted, cut and keyed by the
+        actors (:meth:`~dpsynrag.data.preparation.DocumentPreparer.__call__`), in the order of ``documents``.
+
+        Yields:
+            :class:`~dpsynrag.data.preparation.PreparedDocument` objects.
+
+        Raises:
+            ConfigError: on an actor, the PII pass cannot be built (a missing extra or model); the cluster is
+                too small.
+        """
+        if self.tokenizer is None:
+            raise ConfigError("internal: the Ray pool was started without the tokenizer.")
+        from dpsynrag.pipeline.distributed import _import_ray
+
+        spec_ref = _import_ray().put(spec)  # the redaction's values, sent once for every shard
+        for shard in self._in_order("prepare", lambda shard: (spec_ref, shard), documents, on_progress):
+            yield from shard
 
     def keyword_sets(self, spec: KeywordSpec, shard_items: Iterable[tuple[str, Sequence[str]]], *,
                      on_progress: Callable[[int], None] | None = None):

@@ -29,7 +29,7 @@ import logging
 import os
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
 
 import numpy as np
@@ -38,6 +38,7 @@ from dpsynrag import __version__
 from dpsynrag.corpus import CorpusWriter, SyntheticCorpus, content_warning
 from dpsynrag.data.io import Document, as_documents, max_document_chars
 from dpsynrag.data.streaming import open_documents
+from dpsynrag.data.preparation import RedactionSpec
 from dpsynrag.data.redaction import RedactedDocuments
 from dpsynrag.errors import ConfigError
 from dpsynrag.privacy.accountant import ZCDPAccountant
@@ -162,13 +163,16 @@ class BuildRun:
 
     Attributes:
         cal: the calibration; filter_prompt: the self-filter prompt or None; documents: what the method
-        reads (redacted when ``config.redact_identifiers`` or ``config.redact_pii``); input_documents: the
+        reads (redacted when ``config.redact_identifiers`` or ``config.redact_pii``, as ``redaction_spec`` says:
+        a :class:`~dpsynrag.data.preparation.RedactionSpec`, None without redaction); input_documents: the
         input as read (its fingerprints identify the dataset in the ledger and the owner-only record; with
         a config's ``privacy_unit_field``, kept in ``unit_field``, each Document carries its person's key
         ``unit``); each text is cut at read time to ``max_chars`` = :func:`~dpsynrag.data.io.max_document_chars` of
         ``config.max_document_tokens`` (None for a config without it); random: the root source; charge: the
         :class:`~dpsynrag.privacy.charge.PendingCharge` to commit before the first draw; timings: stage wall
-        times (s); lm, embedder: after :meth:`load_models`; display: the :class:`BuildDisplay`.
+        times (s); lm, embedder: after :meth:`load_models`; display: the :class:`BuildDisplay`; span_counts:
+        the owner-only redaction counts when the method's own pass over the documents counted them
+        (:meth:`~dpsynrag.data.redaction.SpanTally.counts`; DP-SynRAG's one pass), else None.
 
     Raises:
         InfeasibleBudgetError: the target (ε, δ) cannot pay for the parameters (nothing run).
@@ -191,12 +195,9 @@ class BuildRun:
                 "redact_identifiers needs the input's columns of direct identifiers: name them with "
                 "--identifier-field NAME (identifier_fields=[...] in the API)."
             )
-        pii = None
-        if getattr(config, "redact_pii", False):
-            from dpsynrag.data.pii import PIIRedactor
-
-            pii = PIIRedactor(config.identifier_placeholder, entities=config.pii_entities, allow=config.pii_allow,
-                              model=config.pii_model)  # a missing extra or model stops the build here
+        self.redaction_spec: RedactionSpec | None = RedactionSpec.of(config)
+        # the PII pass built now: a missing extra or model stops the build here
+        pii = None if self.redaction_spec is None else self.redaction_spec.pii_redactor()
         self.writer = CorpusWriter(out_dir, overwrite=overwrite)
         self.cal = config.calibrate()  # raises before anything is loaded if the budget cannot pay
         self.filter_prompt = resolve_filter_prompt(config)
@@ -210,8 +211,8 @@ class BuildRun:
                                                           identifier_fields=identifier_fields, max_chars=self.max_chars,
                                                           unit_field=self.unit_field)
         self.documents: Sequence[Document] = (
-            RedactedDocuments(self.input_documents, config.identifier_placeholder, identifiers=redact, pii=pii)
-            if redact or pii is not None else self.input_documents)
+            self.input_documents if self.redaction_spec is None
+            else self.redaction_spec.redacting(self.input_documents, pii=pii))
         self.identifier_fields = tuple(identifier_fields)
         if redact and not any(d.identifiers for d in self.input_documents):
             warnings.warn("redact_identifiers is on but no document has an identifier value (empty or null "
@@ -224,6 +225,7 @@ class BuildRun:
         self.random: RandomSource = make_random(config.seed)
         self.lm, self.embedder = lm, embedder
         self.timings: dict[str, float] = {}
+        self.span_counts: dict | None = None
 
     # ------------------------------------------------------------------ set-up
 
@@ -345,17 +347,27 @@ class BuildRun:
             record["pii"] = pii_record(self.config.pii_entities, self.config.pii_allow, self.config.pii_model)
         return {**record, "placeholder": self.config.identifier_placeholder} if record else None
 
-    def finish(self, records: Sequence[dict], report: PrivacyReport, **manifest) -> SyntheticCorpus:
+    def finish(self, records: Sequence[dict], report: PrivacyReport, *, fingerprinted: Iterable[Document] | None = None,
+               **manifest) -> SyntheticCorpus:
         """Write the corpus (:meth:`~dpsynrag.corpus.CorpusWriter.finish_build`): records of released values,
         the report, the common manifest plus ``manifest`` (prompts, truncation, ...). The display's
-        "index" stage: the kept texts embedded and the folder written."""
+        "index" stage: the kept texts embedded and the folder written.
+
+        Args:
+            fingerprinted: the input's documents each carrying its whole text's key (``text_key``) and unit,
+                read for the owner record's fingerprints (a :class:`~dpsynrag.data.spool.DocumentSpool` of
+                :mod:`dpsynrag.data.preparation`'s documents); None: :attr:`input_documents`, keyed here.
+
+        The owner record's ``redaction_counts`` are :attr:`span_counts` when the method's own pass counted
+        them, else counted from :attr:`documents` (the first complete iteration's, or a counting pass)."""
         self.display.start("index", total=None, unit="text")
+        counts = (None if not isinstance(self.documents, RedactedDocuments)
+                  else self.span_counts if self.span_counts is not None else self.documents.span_counts())
         corpus = self.writer.finish_build(
             records, method=self.method, config=self.config, report=report, lm=self.lm, embedder=self.embedder,
             documents=self.input_documents, secure=self.random.is_secure, timings=self.timings, t_start=self.t_start,
-            **({"redaction": self.redaction} if self.redaction else {}),
+            fingerprinted=fingerprinted, **({"redaction": self.redaction} if self.redaction else {}),
             **{**manifest, **({"owner_record": {**(manifest.get("owner_record") or {}),  # owner-only span counts
-                                                 "redaction_counts": self.documents.span_counts()}}
-                              if isinstance(self.documents, RedactedDocuments) else {})})
+                                                 "redaction_counts": counts}} if counts is not None else {})})
         self.display.end(f"{corpus.manifest['num_kept']} kept texts indexed")
         return corpus
