@@ -324,6 +324,15 @@ def test_a_lost_ray_worker_loses_only_its_tasks(tiny_folder):
     def streams():
         return [SeededRandom(5).child(f"cluster-{r}") for r in range(len(clusters))]
 
+    def own_processes():  # the local Ray cluster this test starts runs under this process
+        children = psutil.Process().children(recursive=True)
+        for p in children:
+            try:
+                p.info = p.as_dict(["name", "cmdline"])
+            except psutil.Error:
+                p.info = {"name": None, "cmdline": None}
+        return children
+
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -336,12 +345,12 @@ def test_a_lost_ray_worker_loses_only_its_tasks(tiny_folder):
                                                    clusters, accountants, streams()):
                 out.update(zip(chunk, ids))
                 if not killed:
-                    victims = [p for p in psutil.process_iter(["name", "cmdline"])
+                    victims = [p for p in own_processes()  # this session's workers, not another job's
                                if "_PredictionWorker" in " ".join(p.info["cmdline"] or [p.info["name"] or ""])]
                     assert len(victims) == 2
                     os.kill(victims[0].pid, signal.SIGKILL)
                     killed.append(victims[0].pid)
-            assert len([p for p in psutil.process_iter(["cmdline"])
+            assert len([p for p in own_processes()
                         if "_PredictionWorker" in " ".join(p.info["cmdline"] or [])]) <= 1
         assert not ray.is_initialized()
     finally:
@@ -369,7 +378,13 @@ def test_a_lost_ray_worker_of_the_document_stages_loses_only_its_shards(monkeypa
 
     def kill_one(size):
         if not killed:
-            victims = [p for p in psutil.process_iter(["cmdline"]) if "_DocumentWorker" in " ".join(p.info["cmdline"] or [])]
+            victims = []  # this test's Ray cluster runs under this process (another job's workers are not its)
+            for p in psutil.Process().children(recursive=True):
+                try:
+                    if "_DocumentWorker" in " ".join(p.cmdline()):
+                        victims.append(p)
+                except psutil.Error:
+                    pass
             assert len(victims) == 2
             os.kill(victims[0].pid, signal.SIGKILL)
             killed.append(size)
