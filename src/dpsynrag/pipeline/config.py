@@ -459,7 +459,9 @@ class BuildConfig(GenerationConfig):
                          "per-document rule: stated figures first, then rare words); one release of the phrases "
                          "whose discrete Gaussian noisy count passes the threshold (L2 sensitivity "
                          f"sqrt({self.phrase_max})), paid with the L clusters' generation shares; the released spans "
-                         "are given to the clusters whose keywords they hold (post-processing); no token is drawn")
+                         "are given to the clusters whose keywords they hold (post-processing"
+                         + (f"; a text stating no figure needs {self.phrase_min_phrases} released phrases"
+                            if self.phrase_min_phrases > 1 else "") + "); no token is drawn")
         elif self.synthesis == "phrases":
             notes.append(f"phrase synthesis: each kept member contributes at most {self.phrase_max} distinct word "
                          f"{self.phrase_n}-grams of its own text (a public per-document rule); each cluster releases "
