@@ -20,19 +20,21 @@ def shards(documents: int, embedded: int) -> int:
 
 
 def ray_overhead(runs: list[dict], ray_runs: list[dict]) -> dict:
-    """The CPU the Ray runs spend beyond the local build of the same size (driver + every process below it),
-    as fixed + per shard: a line through the smallest and largest size (one size: all of it per shard, an
-    upper bound).
+    """The CPU the Ray runs' driver and actors spend beyond the local build of the same size, as fixed + per
+    shard: a line through the smallest and largest size (one size: all of it per shard, an upper bound). Ray's
+    own processes (daemons, idle workers) are apart: CPU seconds and their share of a core over the run.
 
     Returns:
-        ``{"points": [{documents, shards, extra_cpu_s}], "per_shard_cpu_s", "fixed_cpu_s", "fit"}``.
+        ``{"points": [{documents, shards, extra_cpu_s, ray_own_cpu_s, ...}], "per_shard_cpu_s", "fixed_cpu_s",
+        "fit", "ray_own_core_share"}``.
     """
     points = []
     for r in sorted(ray_runs, key=lambda r: r["documents"]):
         local = next(x for x in runs if x["documents"] == r["documents"])
         points.append({"documents": r["documents"], "shards": shards(r["documents"], local["embedder"]["texts"]),
-                       "extra_cpu_s": r["cpu_s"] - local["cpu_s"], "local_cpu_s": local["cpu_s"],
-                       "ray_cpu_s": r["cpu_s"]})
+                       "extra_cpu_s": r["self_cpu_s"] + r["actors_cpu_s"] - local["cpu_s"],
+                       "local_cpu_s": local["cpu_s"], "driver_cpu_s": r["self_cpu_s"], "actors_cpu_s": r["actors_cpu_s"],
+                       "ray_own_cpu_s": r["ray_own_cpu_s"], "wall_s": r["wall_s"]})
     first, last = points[0], points[-1]
     if last["shards"] > first["shards"]:
         per = (last["extra_cpu_s"] - first["extra_cpu_s"]) / (last["shards"] - first["shards"])
@@ -41,19 +43,38 @@ def ray_overhead(runs: list[dict], ray_runs: list[dict]) -> dict:
     else:
         per, fixed = first["extra_cpu_s"] / first["shards"], 0.0
         fit = f"one size ({first['documents']:,}): all extra CPU per shard (upper bound)"
-    return {"points": points, "per_shard_cpu_s": per, "fixed_cpu_s": fixed, "fit": fit}
+    share = sum(p["ray_own_cpu_s"] for p in points) / sum(p["wall_s"] for p in points)
+    return {"points": points, "per_shard_cpu_s": per, "fixed_cpu_s": fixed, "fit": fit, "ray_own_core_share": share}
+
+
+def _line(runs: list[dict], seconds) -> tuple[float, float]:
+    """``seconds(run)`` as a + b·documents through the two largest runs (one run: a = 0)."""
+    two = sorted(runs, key=lambda r: r["documents"])[-2:]
+    if len(two) < 2:
+        return 0.0, seconds(two[0]) / two[0]["documents"]
+    (n1, s1), (n2, s2) = ((r["documents"], seconds(r)) for r in two)
+    b = (s2 - s1) / (n2 - n1)
+    return s2 - b * n2, b
 
 
 def projection(runs: list[dict], overhead: dict | None, *, documents: int, workers: int) -> dict:
     """Seconds of a build of ``documents`` on one core and on ``workers`` Ray workers, from the largest local
     run (its ms per document of the per-document stages; private prediction and the filter as measured, flat)
-    and the Ray overhead (module docstring of bench_scale.py). A negative fitted cost counts as 0."""
+    and the Ray overhead (module docstring of bench_scale.py); ``fitted_*``: the same with each part a line
+    a + b·N through the two largest runs instead of N x its ms per document at the largest (the flat part,
+    models loaded and per-cluster work, counted once). A negative fitted cost counts as 0."""
     big = max(runs, key=lambda r: r["documents"])
     ms, t = big["ms_per_document"], big["timings_s"]
     flat = t.get("private_prediction_s", 0.0) + t.get("self_filter_s", 0.0)
     per_doc = ms["read_and_redact"] + ms["keywords"] + ms["outlier_removal"] + ms["outside_stages"]
+
+    def staged(r):  # the per-document stages and outside them (CPU s)
+        s = r["timings_s"]
+        return s["total_s"] - s.get("private_prediction_s", 0.0) - s.get("self_filter_s", 0.0)
+
+    a, b = _line(runs, staged)
     out = {"documents": documents, "from_documents": big["documents"], "flat_s": flat, "per_document_ms": per_doc,
-           "one_core_s": documents * per_doc / 1e3 + flat}
+           "one_core_s": documents * per_doc / 1e3 + flat, "fitted_one_core_s": max(a, 0.0) + b * documents + flat}
     if overhead is None:
         return out
     driver_ms = ms["read_and_redact"] + ms["outside_stages"] + ms["outlier_removal"] - ms["embedder_encode"]
@@ -64,6 +85,14 @@ def projection(runs: list[dict], overhead: dict | None, *, documents: int, worke
                driver_s=documents * driver_ms / 1e3, workers_s=(documents * worker_ms / 1e3 + count * per) / workers,
                fixed_s=fixed)
     out["workers_total_s"] = out["driver_s"] + out["workers_s"] + flat + fixed
+
+    def on_workers(r):
+        return r["timings_s"]["keywords_s"] + r["embedder"]["encode_cpu_s"]
+
+    wa, wb = _line(runs, on_workers)
+    da, db = _line(runs, lambda r: staged(r) - on_workers(r))
+    out["fitted_workers_total_s"] = (max(da, 0.0) + db * documents
+                                     + (max(wa, 0.0) + wb * documents + count * per) / workers + flat + fixed)
     return out
 
 
@@ -133,26 +162,34 @@ def markdown(record: dict) -> str:
     lines += [f"## Projection to {p['documents']:,} documents (from {p['from_documents']:,})", "",
               f"One core: {p['per_document_ms']:.2f} ms/doc (read, keywords, embeddings+outliers, outside stages) x "
               f"{p['documents']:,} + {p['flat_s']:.0f} s private prediction and filter (flat) = "
-              f"**{p['one_core_s'] / 3600:.2f} h**."]
+              f"**{p['one_core_s'] / 3600:.2f} h** (each part a line a + b·N through the two largest sizes, the flat "
+              f"part counted once: {p['fitted_one_core_s'] / 3600:.2f} h)."]
     if "workers_total_s" in p:
         lines += ["", f"{p['workers']} Ray workers: driver {p['driver_ms']:.2f} ms/doc x N = {p['driver_s']:.0f} s; "
                   f"workers ({p['worker_ms']:.2f} ms/doc keywords + embeddings x N + {p['shards']:,} shards x "
                   f"{max(o['per_shard_cpu_s'], 0):.2f} s) / {p['workers']} = {p['workers_s']:.0f} s; + "
                   f"{p['flat_s']:.0f} s private prediction and filter (not divided: an upper bound) + "
-                  f"{p['fixed_s']:.0f} s fixed Ray overhead = **{p['workers_total_s'] / 60:.1f} min**.", "",
-                  f"Ray overhead ({o['fit']}): {o['per_shard_cpu_s']:.2f} CPU s per shard, {o['fixed_cpu_s']:.1f} CPU s "
-                  "fixed (Ray's daemons, the workers' start-up and model loads)."]
+                  f"{p['fixed_s']:.0f} s fixed Ray overhead (whole, not divided: an upper bound) = "
+                  f"**{p['workers_total_s'] / 60:.1f} min** (each part a line through the two largest sizes: "
+                  f"{p['fitted_workers_total_s'] / 60:.1f} min).", "",
+                  f"Ray overhead ({o['fit']}): the driver's and the actors' CPU beyond the local build's, "
+                  f"{o['per_shard_cpu_s']:.2f} CPU s per shard"
+                  + (" (below the measurement's noise: counted as 0)" if o["per_shard_cpu_s"] < 0 else "")
+                  + f" and {o['fixed_cpu_s']:.1f} CPU s fixed (the actors' "
+                  "start-up, imports and model loads, the embedder sent). Ray's own processes (daemons, idle workers) "
+                  f"used {100 * o['ray_own_core_share']:.0f}% of a core beside them, not counted in the wall time (on "
+                  "a cluster they run on the head node beside the driver)."]
     if record["ray_runs"]:
         lines += ["", f"## --ray --ray-workers {record['ray_runs'][0]['ray_workers']} against the local build", "",
                   "| documents | texts sha256 local | texts sha256 Ray | equal | wall s local / Ray | CPU s local / Ray "
-                  "(driver + below it) | shards | processes below the driver | peak RSS MiB driver |",
+                  "(driver + actors + Ray's own) | shards | processes below the driver | peak RSS MiB driver |",
                   "|---" * 9 + "|"]
         for r, pt in zip(record["ray_runs"], o["points"]):
             local = next(x for x in runs if x["documents"] == r["documents"])
             lines.append(f"| {r['documents']:,} | `{local['texts_sha256'][:16]}` | `{r['texts_sha256'][:16]}` | "
                          f"{r['same_texts_as_local']} | {local['wall_s']:.0f} / {r['wall_s']:.0f} | "
-                         f"{local['cpu_s']:.0f} / {r['cpu_s']:.0f} ({r['self_cpu_s']:.0f} + "
-                         f"{r['descendants_cpu_s']:.0f}) | {pt['shards']} | {r['descendants']} | {r['peak_rss_mib']:.0f} |")
+                         f"{local['cpu_s']:.0f} / {r['cpu_s']:.0f} ({r['self_cpu_s']:.0f} + {r['actors_cpu_s']:.0f} + "
+                         f"{r['ray_own_cpu_s']:.0f}) | {pt['shards']} | {r['descendants']} | {r['peak_rss_mib']:.0f} |")
     lines += ["", "## Acceptance (issue 44)", "", "| target | measured | limit | met |", "|---|---|---|---|"]
     for a in record["acceptance"]:
         value = a["value"] if isinstance(a["value"], list) else _f(a["value"])

@@ -30,17 +30,20 @@ more than that (each text padded to a multiple of 8 tokens, the last forward of 
 those FLOPs are reported too.
 
 Ray runs (``--ray-sizes``, each also a local size): the same build with ``--ray --ray-workers W`` on a local Ray
-cluster, wall clock stage times; CPU is the driver's own plus that of every process below it (Ray's daemons
-and workers), sampled from ``/proc`` every 0.5 s. The extra CPU over the local build of the same size, fitted
-over two sizes as fixed + per shard (keyword shards and embedding shards of 1,024 documents), is the Ray
-overhead the 16-worker projection uses.
+cluster, wall clock stage times; CPU is the driver's own plus that of every process below it, sampled from
+``/proc`` every 0.5 s: the actors (a process ever titled ``ray::Class.method``) apart from Ray's own
+processes (daemons, idle workers). The extra CPU of the driver and the actors over the local build of the
+same size, fitted over two sizes as fixed + per shard (keyword shards and embedding shards of 1,024
+documents), is the Ray overhead the 16-worker projection uses.
 
 Projection to 1,000,000 documents (largest local size L): one core = the per-document stages' ms at L x N +
 private prediction and the filter as measured at L (both are flat in N once the clusters fill). Sixteen
 workers = the driver's per-document work (reading, redaction, cutting, outside the stages, outlier removal
 besides the embedder) x N + (keywords and embeddings x N + overhead per shard x shards) / 16 + private
-prediction + filter + the fixed Ray overhead (private prediction is not divided over the workers: an upper
-bound). Peak memory: the child's ``ru_maxrss`` (the driver's only in Ray runs).
+prediction + filter + the fixed Ray overhead (neither divided over the workers: an upper bound); Ray's own
+processes run beside them (on a cluster, on the head node) and are reported, not added. Both are also given
+with each part a line a + b·N through the two largest sizes (the flat part counted once). Peak memory: the
+child's ``ru_maxrss`` (the driver's only in Ray runs).
 
 Writes ``benchmarks/results/bench_scale.json`` and ``bench_scale.md``.
 
@@ -280,12 +283,17 @@ def _proc_table() -> dict[int, tuple[int, int, str]]:
     return table
 
 
+ACTOR_IDLE = ("ray::IDLE", "ray::DashboardAgent", "ray::RuntimeEnvAgent")  # Ray's own processes, not actors
+
+
 class DescendantCPU:
     """The CPU seconds of every process below ``root`` (not ``root`` itself), from samples of ``/proc``: each
-    process counts with its last sample (a process that ends loses at most one interval)."""
+    process counts with its last sample (a process that ends loses at most one interval). A process that was
+    ever seen titled as a Ray actor (``ray::Class.method``, not ``ray::IDLE`` or an agent) counts as an actor;
+    the others (Ray's daemons and idle workers) as Ray's own."""
 
     def __init__(self, root: int):
-        self.root, self.ticks = root, {}
+        self.root, self.ticks, self.actors = root, {}, set()
 
     def sample(self) -> None:
         table = _proc_table()
@@ -295,11 +303,21 @@ class DescendantCPU:
         stack = list(children.get(self.root, []))
         while stack:
             pid = stack.pop()
-            self.ticks[(pid, table[pid][2])] = table[pid][1]
+            key = (pid, table[pid][2])
+            self.ticks[key] = table[pid][1]
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    title = f.read().split(b"\0")[0].decode("utf-8", "replace")
+            except OSError:
+                title = ""
+            if title.startswith("ray::") and not title.startswith(ACTOR_IDLE):
+                self.actors.add(key)
             stack.extend(children.get(pid, []))
 
-    def seconds(self) -> float:
-        return sum(self.ticks.values()) / os.sysconf("SC_CLK_TCK")
+    def seconds(self, actors: bool | None = None) -> float:
+        """CPU seconds of all of them (None), of the actors (True) or of Ray's own processes (False)."""
+        keys = [k for k in self.ticks if actors is None or (k in self.actors) == actors]
+        return sum(self.ticks[k] for k in keys) / os.sysconf("SC_CLK_TCK")
 
 
 def run_child(n: int, ray_workers: int) -> dict:
@@ -320,6 +338,7 @@ def run_child(n: int, ray_workers: int) -> dict:
             sys.exit((Path(folder) / "stderr").read_text()[-4000:])
         result = json.loads(next(line[7:] for line in stdout.splitlines() if line.startswith("RESULT ")))
     return {**result, "wall_s": wall, "descendants_cpu_s": below.seconds(), "descendants": len(below.ticks),
+            "actors_cpu_s": below.seconds(actors=True), "ray_own_cpu_s": below.seconds(actors=False),
             "cpu_s": result["self_cpu_s"] + below.seconds(), "loadavg_1min": [load, os.getloadavg()[0]]}
 
 
