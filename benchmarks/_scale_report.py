@@ -15,18 +15,28 @@ TARGETS = {"all_but_private_prediction_ms": 20.0, "outside_model_forwards_ms": 2
 
 
 def shards(documents: int, embedded: int) -> int:
-    """Ray tasks of the per-document stages: keyword shards of every document, embedding shards of the members."""
-    return math.ceil(documents / SHARD) + math.ceil(embedded / SHARD)
+    """Ray tasks of the per-document stages: shards of every document for the reading pass (redaction, cut, keys)
+    and for the keywords, shards of the clusters' members for the embeddings."""
+    return 2 * math.ceil(documents / SHARD) + math.ceil(embedded / SHARD)
+
+
+def _line(points: list[tuple[int, float]]) -> tuple[float, float]:
+    """(a, b) of the line a + b·n through the first and last of ``(n, seconds)`` points (one point: a = 0)."""
+    (n1, s1), (n2, s2) = points[0], points[-1]
+    if n2 == n1:
+        return 0.0, s2 / n2
+    b = (s2 - s1) / (n2 - n1)
+    return s2 - b * n2, b
 
 
 def ray_overhead(runs: list[dict], ray_runs: list[dict]) -> dict:
-    """The CPU the Ray runs' driver and actors spend beyond the local build of the same size, as fixed + per
-    shard: a line through the smallest and largest size (one size: all of it per shard, an upper bound). Ray's
-    own processes (daemons, idle workers) are apart: CPU seconds and their share of a core over the run.
+    """What the Ray runs spend beyond the local build of the same size, from the smallest and largest Ray size:
+    the driver's and the actors' extra CPU as fixed + per shard (one size: all of it per shard, an upper bound),
+    the driver's own CPU per document (the slope of its CPU: what stays on the driver), and Ray's own processes
+    (daemons, idle workers) as their share of a core over the runs.
 
     Returns:
-        ``{"points": [{documents, shards, extra_cpu_s, ray_own_cpu_s, ...}], "per_shard_cpu_s", "fixed_cpu_s",
-        "fit", "ray_own_core_share"}``.
+        ``{"points": [...], "per_shard_cpu_s", "fixed_cpu_s", "driver_ms", "fit", "ray_own_core_share"}``.
     """
     points = []
     for r in sorted(ray_runs, key=lambda r: r["documents"]):
@@ -37,32 +47,23 @@ def ray_overhead(runs: list[dict], ray_runs: list[dict]) -> dict:
                        "ray_own_cpu_s": r["ray_own_cpu_s"], "wall_s": r["wall_s"]})
     first, last = points[0], points[-1]
     if last["shards"] > first["shards"]:
-        per = (last["extra_cpu_s"] - first["extra_cpu_s"]) / (last["shards"] - first["shards"])
-        fixed = first["extra_cpu_s"] - per * first["shards"]
+        fixed, per = _line([(p["shards"], p["extra_cpu_s"]) for p in (first, last)])
         fit = f"line through {first['documents']:,} and {last['documents']:,} documents"
     else:
         per, fixed = first["extra_cpu_s"] / first["shards"], 0.0
         fit = f"one size ({first['documents']:,}): all extra CPU per shard (upper bound)"
+    _, driver = _line([(p["documents"], p["driver_cpu_s"]) for p in (first, last)])
     share = sum(p["ray_own_cpu_s"] for p in points) / sum(p["wall_s"] for p in points)
-    return {"points": points, "per_shard_cpu_s": per, "fixed_cpu_s": fixed, "fit": fit, "ray_own_core_share": share}
-
-
-def _line(runs: list[dict], seconds) -> tuple[float, float]:
-    """``seconds(run)`` as a + b·documents through the two largest runs (one run: a = 0)."""
-    two = sorted(runs, key=lambda r: r["documents"])[-2:]
-    if len(two) < 2:
-        return 0.0, seconds(two[0]) / two[0]["documents"]
-    (n1, s1), (n2, s2) = ((r["documents"], seconds(r)) for r in two)
-    b = (s2 - s1) / (n2 - n1)
-    return s2 - b * n2, b
+    return {"points": points, "per_shard_cpu_s": per, "fixed_cpu_s": fixed, "driver_ms": 1e3 * driver, "fit": fit,
+            "ray_own_core_share": share}
 
 
 def projection(runs: list[dict], overhead: dict | None, *, documents: int, workers: int) -> dict:
-    """Seconds of a build of ``documents`` on one core and on ``workers`` Ray workers, from the largest local
-    run (its ms per document of the per-document stages; private prediction and the filter as measured, flat)
-    and the Ray overhead (module docstring of bench_scale.py); ``fitted_*``: the same with each part a line
-    a + b·N through the two largest runs instead of N x its ms per document at the largest (the flat part,
-    models loaded and per-cluster work, counted once). A negative fitted cost counts as 0."""
+    """Seconds of a build of ``documents`` on one core and on ``workers`` Ray workers (module docstring of
+    bench_scale.py): the per-document stages at their ms per document at the largest local run, private
+    prediction and the filter as measured there (flat); ``fitted_*``: the per-document stages as a line a + b·N
+    through the two largest local runs instead (the flat part, models loaded and per-cluster work, counted once).
+    A negative fitted cost counts as 0."""
     big = max(runs, key=lambda r: r["documents"])
     ms, t = big["ms_per_document"], big["timings_s"]
     flat = t.get("private_prediction_s", 0.0) + t.get("self_filter_s", 0.0)
@@ -72,27 +73,24 @@ def projection(runs: list[dict], overhead: dict | None, *, documents: int, worke
         s = r["timings_s"]
         return s["total_s"] - s.get("private_prediction_s", 0.0) - s.get("self_filter_s", 0.0)
 
-    a, b = _line(runs, staged)
+    a, b = _line([(r["documents"], staged(r)) for r in sorted(runs, key=lambda r: r["documents"])[-2:]])
+    a = max(a, 0.0)
     out = {"documents": documents, "from_documents": big["documents"], "flat_s": flat, "per_document_ms": per_doc,
-           "one_core_s": documents * per_doc / 1e3 + flat, "fitted_one_core_s": max(a, 0.0) + b * documents + flat}
+           "fitted_per_document_ms": 1e3 * b, "one_core_s": documents * per_doc / 1e3 + flat,
+           "fitted_one_core_s": a + b * documents + flat}
     if overhead is None:
         return out
-    driver_ms = ms["read_and_redact"] + ms["outside_stages"] + ms["outlier_removal"] - ms["embedder_encode"]
-    worker_ms = ms["keywords"] + ms["embedder_encode"]
-    count = 2 * math.ceil(documents / SHARD)  # members <= documents
+    driver_ms = max(overhead["driver_ms"], 0.0)
+    count = shards(documents, documents)  # members <= documents
     per, fixed = max(overhead["per_shard_cpu_s"], 0.0), max(overhead["fixed_cpu_s"], 0.0)
-    out.update(workers=workers, driver_ms=driver_ms, worker_ms=worker_ms, shards=count,
-               driver_s=documents * driver_ms / 1e3, workers_s=(documents * worker_ms / 1e3 + count * per) / workers,
-               fixed_s=fixed)
+
+    def on_workers(per_doc_ms: float) -> float:
+        return (documents * max(per_doc_ms - driver_ms, 0.0) / 1e3 + count * per) / workers
+
+    out.update(workers=workers, driver_ms=driver_ms, worker_ms=max(per_doc - driver_ms, 0.0), shards=count,
+               driver_s=documents * driver_ms / 1e3, workers_s=on_workers(per_doc), fixed_s=fixed)
     out["workers_total_s"] = out["driver_s"] + out["workers_s"] + flat + fixed
-
-    def on_workers(r):
-        return r["timings_s"]["keywords_s"] + r["embedder"]["encode_cpu_s"]
-
-    wa, wb = _line(runs, on_workers)
-    da, db = _line(runs, lambda r: staged(r) - on_workers(r))
-    out["fitted_workers_total_s"] = (max(da, 0.0) + db * documents
-                                     + (max(wa, 0.0) + wb * documents + count * per) / workers + flat + fixed)
+    out["fitted_workers_total_s"] = out["driver_s"] + on_workers(1e3 * b) + a + flat + fixed
     return out
 
 
@@ -162,23 +160,25 @@ def markdown(record: dict) -> str:
     lines += [f"## Projection to {p['documents']:,} documents (from {p['from_documents']:,})", "",
               f"One core: {p['per_document_ms']:.2f} ms/doc (read, keywords, embeddings+outliers, outside stages) x "
               f"{p['documents']:,} + {p['flat_s']:.0f} s private prediction and filter (flat) = "
-              f"**{p['one_core_s'] / 3600:.2f} h** (each part a line a + b·N through the two largest sizes, the flat "
-              f"part counted once: {p['fitted_one_core_s'] / 3600:.2f} h)."]
+              f"**{p['one_core_s'] / 3600:.2f} h** (with the per-document stages a line a + b·N through the two largest "
+              f"sizes, {p['fitted_per_document_ms']:.2f} ms/doc and the flat part counted once: "
+              f"{p['fitted_one_core_s'] / 3600:.2f} h)."]
     if "workers_total_s" in p:
-        lines += ["", f"{p['workers']} Ray workers: driver {p['driver_ms']:.2f} ms/doc x N = {p['driver_s']:.0f} s; "
-                  f"workers ({p['worker_ms']:.2f} ms/doc keywords + embeddings x N + {p['shards']:,} shards x "
-                  f"{max(o['per_shard_cpu_s'], 0):.2f} s) / {p['workers']} = {p['workers_s']:.0f} s; + "
-                  f"{p['flat_s']:.0f} s private prediction and filter (not divided: an upper bound) + "
-                  f"{p['fixed_s']:.0f} s fixed Ray overhead (whole, not divided: an upper bound) = "
-                  f"**{p['workers_total_s'] / 60:.1f} min** (each part a line through the two largest sizes: "
-                  f"{p['fitted_workers_total_s'] / 60:.1f} min).", "",
+        lines += ["", f"{p['workers']} Ray workers: driver {p['driver_ms']:.2f} ms/doc (the slope of the Ray runs' "
+                  f"driver CPU) x N = {p['driver_s']:.0f} s; workers ({p['worker_ms']:.2f} ms/doc, the per-document "
+                  f"stages less the driver's, x N + {p['shards']:,} shards x {max(o['per_shard_cpu_s'], 0):.2f} s) / "
+                  f"{p['workers']} = {p['workers_s']:.0f} s; + {p['flat_s']:.0f} s private prediction and filter + "
+                  f"{p['fixed_s']:.0f} s fixed Ray overhead (neither divided over the workers, and the driver's part "
+                  f"not overlapped with theirs: an upper bound) = **{p['workers_total_s'] / 60:.1f} min** (with the "
+                  f"per-document stages a line through the two largest sizes: {p['fitted_workers_total_s'] / 60:.1f} "
+                  "min).", "",
                   f"Ray overhead ({o['fit']}): the driver's and the actors' CPU beyond the local build's, "
                   f"{o['per_shard_cpu_s']:.2f} CPU s per shard"
                   + (" (below the measurement's noise: counted as 0)" if o["per_shard_cpu_s"] < 0 else "")
-                  + f" and {o['fixed_cpu_s']:.1f} CPU s fixed (the actors' "
-                  "start-up, imports and model loads, the embedder sent). Ray's own processes (daemons, idle workers) "
-                  f"used {100 * o['ray_own_core_share']:.0f}% of a core beside them, not counted in the wall time (on "
-                  "a cluster they run on the head node beside the driver)."]
+                  + f" and {o['fixed_cpu_s']:.1f} CPU s fixed (the actors' start-up, imports and model loads, the "
+                  "embedder sent). Ray's own processes (daemons, idle workers) used "
+                  f"{100 * o['ray_own_core_share']:.0f}% of a core beside them, not counted in the wall time (on a "
+                  "cluster they run on the head node beside the driver)."]
     if record["ray_runs"]:
         lines += ["", f"## --ray --ray-workers {record['ray_runs'][0]['ray_workers']} against the local build", "",
                   "| documents | texts sha256 local | texts sha256 Ray | equal | wall s local / Ray | CPU s local / Ray "

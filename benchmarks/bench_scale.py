@@ -33,17 +33,19 @@ Ray runs (``--ray-sizes``, each also a local size): the same build with ``--ray 
 cluster, wall clock stage times; CPU is the driver's own plus that of every process below it, sampled from
 ``/proc`` every 0.5 s: the actors (a process ever titled ``ray::Class.method``) apart from Ray's own
 processes (daemons, idle workers). The extra CPU of the driver and the actors over the local build of the
-same size, fitted over two sizes as fixed + per shard (keyword shards and embedding shards of 1,024
-documents), is the Ray overhead the 16-worker projection uses.
+same size, fitted over two sizes as fixed + per shard (shards of 1,024 documents: the reading pass's and the
+keywords' of every document, the embeddings' of the clusters' members), is the Ray overhead; the slope of the
+driver's own CPU over the two sizes is what stays on the driver per document (reading the rows, the input
+fingerprint, spooling, the DP draws).
 
 Projection to 1,000,000 documents (largest local size L): one core = the per-document stages' ms at L x N +
 private prediction and the filter as measured at L (both are flat in N once the clusters fill). Sixteen
-workers = the driver's per-document work (reading, redaction, cutting, outside the stages, outlier removal
-besides the embedder) x N + (keywords and embeddings x N + overhead per shard x shards) / 16 + private
-prediction + filter + the fixed Ray overhead (neither divided over the workers: an upper bound); Ray's own
+workers = the driver's ms per document (Ray runs) x N + ((the per-document stages' ms at L less the driver's)
+x N + overhead per shard x shards) / 16 + private prediction + filter + the fixed Ray overhead (neither
+divided over the workers, the driver's part not overlapped with the workers': an upper bound); Ray's own
 processes run beside them (on a cluster, on the head node) and are reported, not added. Both are also given
-with each part a line a + b·N through the two largest sizes (the flat part counted once). Peak memory: the
-child's ``ru_maxrss`` (the driver's only in Ray runs).
+with the per-document stages a line a + b·N through the two largest local sizes (the flat part counted
+once). Peak memory: the child's ``ru_maxrss`` (the driver's only in Ray runs).
 
 Writes ``benchmarks/results/bench_scale.json`` and ``bench_scale.md``.
 
@@ -375,16 +377,16 @@ def main() -> None:
     if not set(args.ray_sizes) <= set(args.sizes):
         parser.error("every --ray-sizes size must be one of --sizes (the local build to compare with)")
     runs, ray_runs = [], []
+    for n in args.ray_sizes:  # first: a Ray failure shows before the long local runs
+        ray_runs.append(run_child(n, args.ray_workers))
+        print(json.dumps({k: ray_runs[-1][k] for k in ("documents", "wall_s", "cpu_s", "texts_sha256")}), flush=True)
     for n in args.sizes:
         runs.append(run_child(n, 0))
         runs[-1]["ms_per_document"] = per_document(runs[-1])
         print(json.dumps({"documents": n, **runs[-1]["ms_per_document"]}), flush=True)
-    for n in args.ray_sizes:
-        ray_runs.append(run_child(n, args.ray_workers))
-        local = next(r for r in runs if r["documents"] == n)
-        ray_runs[-1]["same_texts_as_local"] = ray_runs[-1]["texts_sha256"] == local["texts_sha256"]
-        print(json.dumps({k: ray_runs[-1][k] for k in ("documents", "wall_s", "cpu_s", "same_texts_as_local")}),
-              flush=True)
+    for r in ray_runs:
+        local = next(x for x in runs if x["documents"] == r["documents"])
+        r["same_texts_as_local"] = r["texts_sha256"] == local["texts_sha256"]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
     record = {"commit": commit, "note": args.note,
               "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform()},
