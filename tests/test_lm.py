@@ -96,6 +96,32 @@ def test_greedy_matches_a_direct_unbatched_loop(tiny_lm_factory, batch_size, eng
     assert out[0] == out[3]
 
 
+def test_greedy_batches_fill_their_forwards(tiny_lm, monkeypatch):
+    """Issue 44: identical prompts are computed once across the whole call (not per batch), and a batch without
+    ``batch_size`` holds a multiple of the forward's rows, so 70 prompts (50 distinct) run in two forwards a step
+    until their rows end, whatever their order; ``on_batch`` still counts every prompt."""
+    from dpsynrag.models import engine
+    from dpsynrag.models.lm import greedy_batch_rows
+
+    words = ["fever", "cough", "rash", "flu", "pain", "drug", "dose", "rest", "blood", "heart"]
+    distinct = [tiny_lm.chat_prompt(f"the patient has {a} and {b}") for a in words for b in words[:5]]
+    prompts = distinct[:20] + distinct + distinct[:0:-50]  # 20 repeats first, then all 50 (and one more repeat)
+    steps, prefills = [], []
+    step, prefill = engine.RowBatch.step, engine.RowBatch._prefill_one
+    monkeypatch.setattr(engine.RowBatch, "step", lambda self, t: steps.append(self.rows) or step(self, t))
+    monkeypatch.setattr(engine.RowBatch, "_prefill_one", lambda self, *a: prefills.append(1) or prefill(self, *a))
+    tiny_lm.eos_token_ids = ()  # every row runs its 6 tokens
+    done = []
+    out = tiny_lm.generate_greedy(prompts, max_new_tokens=6, on_batch=done.append)
+    assert len(prefills) == 50 and steps == [50] * 5  # one batch of the 50 distinct prompts: 2 forwards of 32 a step
+    assert sum(done) == len(prompts) == 71
+    alone = dict(zip(distinct, tiny_lm.generate_greedy(distinct, max_new_tokens=6, batch_size=1)))
+    assert out == [alone[p] for p in prompts]
+    # the batch: as many rows as the budget holds, in whole forwards, at least one forward
+    assert greedy_batch_rows(100, 20, 1000, 1000, step_rows=32, budget_gb=1.0) == (2**30 // 132_000) // 32 * 32 == 8128
+    assert greedy_batch_rows(100, 20, 10**9, 1000, step_rows=32, budget_gb=1.0) == 32
+
+
 def test_greedy_stops_at_stop_strings(tiny_lm):
     prompts = [tiny_lm.chat_prompt(p) for p in PROMPTS]
     full = tiny_lm.generate_greedy(prompts, max_new_tokens=8)

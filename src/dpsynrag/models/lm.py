@@ -25,7 +25,7 @@ from dpsynrag.errors import ConfigError, DataError, ModelLoadError
 from dpsynrag.models.attention import ModelRunner
 from dpsynrag.models.decoding import GreedySelector, RowLayout, decode
 from dpsynrag.models.engine import RowBatch, default_step_rows
-from dpsynrag.models.loading import load_language_model
+from dpsynrag.models.loading import load_language_model, memory_budget
 
 logger = logging.getLogger(__name__)
 
@@ -255,21 +255,28 @@ class LanguageModel:
     ) -> list[str]:
         """Greedy continuations of rendered prompts (keyword extraction, self-filtering, answering).
 
-        Prompts are sorted by length and run in batches (identical prompts computed once) on the
-        batch-invariant engine (:mod:`dpsynrag.models.engine`): each prompt's output is a function
-        of that prompt alone (and public constants), whatever else shares its batch. A row stops at
-        an EOS token, at ``max_new_tokens``, or once its text contains a stop string.
+        Identical prompts are computed once; the distinct ones are sorted by length and run in batches
+        on the batch-invariant engine (:mod:`dpsynrag.models.engine`): each prompt's output is a function
+        of that prompt alone (and public constants), whatever else shares its batch. A row stops at an
+        EOS token, at ``max_new_tokens``, or once its text contains a stop string.
+
+        Batches. Every decode forward holds ``step_rows`` rows (:func:`~dpsynrag.models.engine.default_step_rows`:
+        32 on CPU, 128 on an accelerator). Without ``batch_size`` a batch holds as many distinct prompts
+        as :func:`greedy_batch_rows` lets the memory budget hold (:func:`~dpsynrag.models.loading.memory_budget`),
+        a multiple of ``step_rows``, so its forwards are full until its rows end (a finished row is dropped
+        and the others are packed into fewer forwards): only the last forward of a step is part empty.
 
         Args:
             prompts: rendered prompts (see :meth:`chat_prompt`).
             max_new_tokens: most tokens generated per prompt (>= 1).
-            batch_size: prompts per batch; None picks one from a ~1 GB cache budget (at most 64).
+            batch_size: distinct prompts per batch, forwards of min(batch_size, step_rows) rows; None:
+                from the memory budget, as above.
             progress: show a progress bar over batches.
             stop_strings: texts that end a row; the output is cut before the first one.
             public_prefix: token ids of a public prefix of the prompts (:meth:`public_prefix`),
                 computed once and reused by the prompts that start with it; None: no reuse.
-            on_batch: called after each batch with the number of prompts it finished (a caller's
-                progress display).
+            on_batch: called after each batch with the number of prompts it finished, repeats of a
+                prompt included (the calls add up to ``len(prompts)``; a caller's progress display).
 
         Returns:
             The new text of each prompt (special tokens removed), in the order of ``prompts``.
@@ -285,37 +292,39 @@ class LanguageModel:
         encoded = self.encode_prompts(prompts, max_new_tokens)
         if not encoded:
             return []
+        distinct: dict[tuple[int, ...], int] = {}
+        src = [distinct.setdefault(tuple(e), len(distinct)) for e in encoded]
+        uniq = [list(p) for p in distinct]
+        uses = np.bincount(src, minlength=len(uniq))
+        step_rows = default_step_rows(self.device)  # public: the device's
         if batch_size is None:
-            longest = max(len(e) for e in encoded) + max_new_tokens
-            batch_size = int(max(1, min(64, (1 << 30) // max(1, longest * self.kv_bytes_per_token()))))
-            step_rows = None  # the engine's public default (batch_size above depends on the prompts)
+            batch_size = greedy_batch_rows(max(len(p) for p in uniq), max_new_tokens, self.kv_bytes_per_token(),
+                                           self.model_vocab_size, step_rows=step_rows,
+                                           budget_gb=memory_budget(None, self.device))
         else:
-            step_rows = min(batch_size, default_step_rows(self.device))  # public: given by the caller
-        order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
-        results: list[str] = [""] * len(encoded)
+            step_rows = min(batch_size, step_rows)  # public: given by the caller
+        order = sorted(range(len(uniq)), key=lambda i: len(uniq[i]))
+        texts: list[str] = [""] * len(uniq)
         batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
         for batch in _progress(batches, progress, "greedy"):
-            texts = self._greedy_batch([encoded[i] for i in batch], max_new_tokens, stops,
-                                       public_prefix=public_prefix, step_rows=step_rows)
-            for i, text in zip(batch, texts):
-                results[i] = text
+            for i, text in zip(batch, self._greedy_batch([uniq[i] for i in batch], max_new_tokens, stops,
+                                                         public_prefix=public_prefix, step_rows=step_rows)):
+                texts[i] = text
             if on_batch is not None:
-                on_batch(len(batch))
-        return results
+                on_batch(int(uses[batch].sum()))
+        return [texts[s] for s in src]
 
     def _greedy_batch(self, prompts: list[list[int]], max_new: int, stops: list[str], *,
                       public_prefix: Sequence[int] | None = None, step_rows: int | None = None) -> list[str]:
-        distinct: dict[tuple[int, ...], int] = {}
-        src = [distinct.setdefault(tuple(p), len(distinct)) for p in prompts]
-        uniq = list(distinct)
-        rows = RowBatch(self.runner, uniq, list(range(len(uniq))), max_new_tokens=max_new,
+        """Greedy texts of distinct prompts (token ids), decoded together in forwards of ``step_rows`` rows."""
+        rows = RowBatch(self.runner, prompts, list(range(len(prompts))), max_new_tokens=max_new,
                         public_prefix=public_prefix, step_rows=step_rows, rows_per_group=1)
 
         def stop(_, tokens: list[int]) -> bool:
             return any(s in self.tokenizer.decode(tokens[-64:], skip_special_tokens=True) for s in stops)
 
         generated = decode(
-            rows, RowLayout.one_row_per_group(len(uniq)), GreedySelector(self.vocab_size), steps=max_new,
+            rows, RowLayout.one_row_per_group(len(prompts)), GreedySelector(self.vocab_size), steps=max_new,
             eos=self.eos_token_ids, stop=stop if stops else None,
         )
         texts = []
@@ -326,7 +335,7 @@ class LanguageModel:
                 if cut >= 0:
                     t = t[:cut]
             texts.append(t)
-        return [texts[s] for s in src]
+        return texts
 
     def next_token_logits(self, prompts: Sequence[str], *, public_prefix: Sequence[int] | None = None,
                           on_batch: Callable[[int], None] | None = None) -> torch.Tensor:
@@ -432,6 +441,17 @@ def truncate_text(tokenizer, text: str, max_tokens: int) -> str:
     if len(ids) <= max_tokens:
         return text
     return text[: offsets[max_tokens - 1][1]]
+
+
+def greedy_batch_rows(prompt_tokens: int, max_new_tokens: int, kv_bytes_per_token: int, model_vocab: int, *,
+                      step_rows: int, budget_gb: float) -> int:
+    """Distinct prompts per batch of :meth:`LanguageModel.generate_greedy` without a ``batch_size``: as many
+    rows as ``budget_gb`` holds, each with the keys/values of ``prompt_tokens + max_new_tokens`` tokens and its
+    float32 logits and temporaries (``3 · 4 · model_vocab`` bytes, as the private decoder's planner counts a
+    row), rounded down to a multiple of ``step_rows`` and at least ``step_rows`` (every forward of a step full
+    but the last). A size, never a privacy parameter: the texts are the same at any batch size."""
+    per_row = (prompt_tokens + max_new_tokens) * kv_bytes_per_token + 3 * 4 * model_vocab
+    return max(1, int(budget_gb * 2**30 // per_row) // step_rows) * step_rows
 
 
 def _progress(items, enabled: bool, desc: str):
