@@ -182,12 +182,14 @@ def test_work_closed_forms():
     assert (work.member_rows, work.member_rows_max, work.public_rows) == (14, 14, 0) == (members, 14, 0)
     assert work.member_token_evaluations == members * 4
     assert work.step_rows == 32 and work.keyword_step_rows == 32
-    assert work.prediction_decode_forwards == 4 * 6 * math.ceil(members / (6 * 32))  # T·B·ceil(rows/(B·rows))
-    assert work.keyword_prefills == 7 and work.keyword_decode_forwards == 6 * 3 * math.ceil(7 / 32)
+    # 20 checkpoint batches of 6 texts: one each, its 2 or 3 member rows in one forward a step, T - 1 steps
+    assert work.prediction_decode_forwards == 6 * (4 - 1) * math.ceil(3 / 32)
+    # a prompt forward per document and one for the public prefix; 6K - 1 steps of one 32-row forward
+    assert work.keyword_prefills == 7 + 1 and work.keyword_decode_forwards == (6 * 3 - 1) * math.ceil(7 / 32)
     assert work.embeddings == 7 + 6 and work.filter_forwards == 6  # self-filter on, no fluency filter
-    assert work.embed_rows == 8  # CPU: 8 texts per embedder forward (models.embedder.embed_rows)
-    assert work.prediction_prefills == 7
-    assert (work.prefills, work.decode_forwards) == (7 + 7 + 6, 24 + 18)
+    assert work.embed_rows == 8 and work.embed_forwards == 1  # CPU: 8 texts per embedder forward (embed_rows)
+    assert work.prediction_prefills == members + 1  # each member row's prompt, and the public prefix
+    assert (work.prefills, work.decode_forwards) == (8 + 15 + 6, 17 + 18)
 
     assert work.clusters == work.texts == 6 and work.pii_documents == 0  # public vocabulary: the top R released
 
@@ -198,23 +200,27 @@ def test_work_closed_forms():
     cpu = BuildConfig(epsilon=10, delta=1e-3, **preset_fields(get_method("dp-synrag"), PRESETS["cpu"]))
     assert cpu.calibrate().hist_threshold == 9.0
     work = estimate_work(cpu, 300)
-    assert (work.keyword_prefills, work.keyword_decode_forwards) == (0, 0)
+    assert (work.keyword_prefills, work.keyword_decode_forwards, work.keyword_documents) == (0, 0, 300)
     assert work.clusters == work.texts == 300 // 9 == 33
     assert (work.member_rows, work.public_rows, work.step_rows) == (300, 33, 64)
     assert work.member_token_evaluations == 300 * 48
-    assert work.prediction_decode_forwards == 48 * 2 * math.ceil((300 + 33) / (2 * 64)) == 288
-    assert work.filter_forwards == 33 and work.prediction_prefills == 300 + 1 and work.embeddings == 300 + 33
+    # 2 batches of 17 and 16 clusters: 3·10 + 14·9 + 17 = 173 and 16·9 + 16 = 160 rows, 3 forwards a step each
+    assert work.prediction_decode_forwards == (48 - 1) * (math.ceil(173 / 64) + math.ceil(160 / 64)) == 282
+    # the members' prompts, the one public prompt in each batch, the public prefix
+    assert work.filter_forwards == 33 and work.prediction_prefills == 300 + 2 + 1 and work.embeddings == 300 + 33
     assert estimate_work(cpu, 9000).clusters == 48  # never more than R
     # the PII pass is counted once per document when on, and timed
     pii = estimate_work(BuildConfig(**{**cpu.model_dump(), "redact_pii": True}), 300)
     assert pii.pii_documents == 300 and work.pii_documents == 0
     timing = Timing(prefill_s=0.0, step_s=0.0, keyword_step_s=0.0, embed_s=0.0, pii_s=0.05)
     assert estimate_seconds(pii, timing) == pytest.approx(300 * 0.05)
+    rarity = Timing(prefill_s=0.0, step_s=0.0, keyword_step_s=0.0, embed_s=0.0, keyword_doc_s=0.001)
+    assert estimate_seconds(work, rarity) == pytest.approx(300 * 0.001)  # the rarity extractor, timed
     # the paper's settings on them: 5 clusters per document, 20 batches, the LLM extractor
     paper = estimate_work(BuildConfig(epsilon=10, delta=1e-3), 300)
     assert paper.member_rows == 1500 and paper.member_token_evaluations == 1500 * 70
-    assert paper.prediction_decode_forwards == 70 * 20 * math.ceil(1500 / (20 * 64)) == 2800
-    assert paper.keyword_decode_forwards == 60 * math.ceil(300 / 32)
+    assert paper.prediction_decode_forwards == (70 - 1) * 20 * math.ceil(1500 / (20 * 64)) == 2760
+    assert paper.keyword_decode_forwards == (60 - 1) * math.ceil(300 / 32)
     # without outlier removal every membership predicts; on a GPU forwards hold 128 rows
     bare = estimate_work(BuildConfig(epsilon=10, delta=1e-3, R=10, k=2, outlier_removal=False), 100, device="cuda")
     assert bare.member_rows == 100 * 5 and bare.embeddings == 10 and bare.step_rows == 128 and bare.embed_rows == 256
@@ -225,7 +231,11 @@ def test_work_closed_forms():
 def test_estimate_seconds_is_the_timed_sum():
     work = estimate_work(BuildConfig(epsilon=10, delta=1e-3, K=3, R=6, L=2, k=5, T=4), 7)
     timing = Timing(prefill_s=1.0, step_s=2.0, keyword_step_s=0.5, embed_s=0.25)
-    assert estimate_seconds(work, timing) == 20 * 1.0 + 24 * 2.0 + 18 * 0.5 + 13 * 0.25
+    assert estimate_seconds(work, timing) == 29 * 1.0 + 18 * 2.0 + 17 * 0.5 + 13 * 0.25
+    stages = {stage: seconds for stage, _, seconds in plan.stage_work(work, timing)}  # the table's rows add up
+    assert stages == {"keyword extraction": 8 * 1.0 + 17 * 0.5, "embeddings": 13 * 0.25,
+                      "private prediction": 15 * 1.0 + 18 * 2.0, "filters": 6 * 1.0}
+    assert sum(stages.values()) == estimate_seconds(work, timing)
 
 
 def test_the_work_table_shows_the_stages_that_run():
@@ -242,13 +252,14 @@ def test_the_work_table_shows_the_stages_that_run():
     timing = Timing(prefill_s=1.0, step_s=1.0, keyword_step_s=1.0, embed_s=1.0, pii_s=0.1)
     out = table(BuildConfig(**cpu, redact_pii=True), timing=timing)
     assert "PII pass" in out and "300 documents through the automatic PII pass" in out and "30 s" in out
-    assert "rarity extractor: no model work" in out and "33 clusters (the most the plan allows), 33 texts" in out
+    assert "rarity extractor: no model work (300 documents)" in out and "33 clusters (the most the plan allows), 33 texts" in out
     assert "filters" in out  # the fluency filter of the cpu preset
     bare = table(BuildConfig(**{**cpu, "fluency_threshold": None, "synthesis": "phrases"}))
     assert "PII pass" not in bare and "filters" not in bare and "phrase release" in bare
     assert "private prediction" not in bare
     paper = table(BuildConfig(epsilon=10, delta=1e-3, K=3, R=6, L=2, k=5, T=4), 7)
-    assert "keyword extraction" in paper and "7 prefills" in paper and "6 clusters" in paper
+    assert "keyword extraction" in paper and "8 prefills" in paper and "6 clusters" in paper
+    assert "1 forwards of 8 for the outlier removal, 6 for the index" in paper
 
 
 def test_time_model_times_the_builds_shapes(tiny_lm):
@@ -256,7 +267,9 @@ def test_time_model_times_the_builds_shapes(tiny_lm):
     timing = plan.time_model(tiny_lm, HashEmbedder(), config, estimate_work(config, 7), repeats=2, load_s=3.0)
     assert timing.prefill_s > 0 and timing.step_s > 0 and timing.embed_s > 0 and timing.load_s == 3.0
     assert timing.keyword_step_s == timing.step_s  # the same 32-row shape
-    assert timing.pii_s == 0.0  # no PII pass to time
+    assert timing.pii_s == 0.0 and timing.keyword_doc_s == 0.0  # no PII pass, no rarity extractor to time
+    rarity = BuildConfig(epsilon=10, delta=1e-3, K=3, R=6, L=2, k=5, T=4, max_document_tokens=16, extractor="rarity")
+    assert plan.time_model(tiny_lm, HashEmbedder(), rarity, estimate_work(rarity, 7), repeats=1).keyword_doc_s > 0
     pii = BuildConfig(epsilon=10, delta=1e-3, K=3, R=6, L=2, k=5, T=4, max_document_tokens=16, redact_pii=True)
     assert plan.time_model(tiny_lm, HashEmbedder(), pii, estimate_work(pii, 7), repeats=1).pii_s > 0
 
@@ -264,7 +277,7 @@ def test_time_model_times_the_builds_shapes(tiny_lm):
 def test_budget_counts_the_work_of_a_declared_size(no_gpu):
     report = _budget("--preset", "cpu", "--expected-documents", "300")
     assert report["work"]["member_token_evaluations"] == 300 * 48
-    assert report["work"]["prediction_decode_forwards"] == 288 and report["work"]["expected_documents"] == 300
+    assert report["work"]["prediction_decode_forwards"] == 282 and report["work"]["expected_documents"] == 300
     result = runner.invoke(app, [*BUDGET, "--preset", "cpu", "--expected-documents", "300"])
     assert result.exit_code == 0 and "Work for 300 documents" in _out(result) and "times the model" in _out(result)
     assert "work" not in _budget("--preset", "cpu")
@@ -289,8 +302,8 @@ def test_dry_run_prints_the_plan_and_the_work_and_touches_nothing(tmp_path, no_g
     assert "Calibrated parameters" in out and "Privacy report" in out and "epsilon (Bun-Steinke)" in out
     assert "Work for 7 documents (declared; estimates)" in out
     assert "timing the model at the build's shapes: prompts of 256-token documents" in out  # said before it runs
-    assert "20 prefills, 42 decode forwards" in out  # test_work_closed_forms
-    assert plan.minutes(20 * 1.0 + 24 * 2.0 + 18 * 0.5 + 13 * 0.25) in out and "80 s" in out
+    assert "29 prefills, 35 decode forwards" in out  # test_work_closed_forms
+    assert plan.minutes(29 * 1.0 + 18 * 2.0 + 17 * 0.5 + 13 * 0.25) in out and "77 s" in out
     assert "dry run: no data read, nothing spent, nothing written." in out
     assert [kind for kind, _ in loads] == ["embedder", "lm"]  # the models timed, the embedder first as the build
     assert not (tmp_path / "c").exists() and not (tmp_path / "ledger").exists()
@@ -354,7 +367,7 @@ def test_a_build_estimated_over_30_minutes_says_so_before_it_starts(tmp_path, no
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     seconds = estimate_seconds(estimate_work(fake_build["config"], 300), timing)
-    assert (seconds > 30 * 60) == warned  # 288 decode forwards of 10 s: 48 minutes
+    assert (seconds > 30 * 60) == warned  # 282 decode forwards of 10 s: 47 minutes
     out = _out(result)
     assert ("warning: this build is estimated to take" in out) == warned
     if warned:

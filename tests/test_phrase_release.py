@@ -350,7 +350,7 @@ def test_work_plan_counts_no_prediction_for_phrases():
     config = dict(epsilon=10.0, delta=1e-3, K=1, R=48, L=1, k=40, extractor="rarity", open_vocabulary=True)
     prediction = estimate_work(BuildConfig(**config), 2000)
     phrases = estimate_work(BuildConfig(**config, synthesis="phrases"), 2000)
-    assert prediction.member_token_evaluations == 1920 * 70 and prediction.prediction_prefills == 1920
+    assert prediction.member_token_evaluations == 1920 * 70 and prediction.prediction_prefills == 1920 + 1
     assert (phrases.member_token_evaluations, phrases.prediction_prefills, phrases.decode_forwards) == (0, 0, 0)
     assert phrases.embeddings == prediction.embeddings == 2048 and phrases.filter_forwards == 48
 

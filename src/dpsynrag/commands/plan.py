@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpsynrag.errors import ConfigError
+from dpsynrag.pipeline.forwards import embedding_forwards, keyword_forwards, prediction_forwards
 
 SLOW_BUILD_S = 30 * 60
 """A build estimated to take longer than this (seconds) is announced before it starts."""
@@ -98,11 +99,15 @@ def describe_fields(fields: dict[str, Any]) -> str:
 class Work:
     """The model work of a DP-SynRAG build of a declared N documents (public values only): keyword
     extraction (METHOD.md §1a), the embeddings of the outlier removal (§1c), private prediction of T tokens
-    per cluster (§2d) and the filters (§2e).
+    per cluster (§2d) and the filters (§2e). The forwards are counted as the build runs them
+    (:func:`keyword_forwards`, :func:`prediction_forwards`, :func:`embedding_forwards`; tests/test_plan_counts.py
+    checks them against a build's counted forwards).
 
-    Counts are estimates where they depend on the data: the outlier removal targets ``k`` members per
-    cluster, so the member rows of private prediction are about min(C·k, N·L) (at most N·L, each document
-    joins at most L clusters; L is :attr:`~dpsynrag.pipeline.config.BuildConfig.L_effective`).
+    Counts are upper bounds where they depend on the data: every document distinct (the build computes a
+    repeated prompt once), every answer and text running its full length, every text kept; the outlier
+    removal targets ``k`` members per cluster, so the member rows of private prediction are about
+    min(C·k, N·L) (at most N·L, each document joins at most L clusters; L is
+    :attr:`~dpsynrag.pipeline.config.BuildConfig.L_effective`), spread evenly over the clusters.
 
     Attributes:
         expected_documents: N, declared by the user (``--expected-documents``).
@@ -112,20 +117,17 @@ class Work:
             keywords below τ are seldom released, so this is an estimate).
         texts: synthetic texts written (C, or C·max_groups with member groups).
         pii_documents: documents through the automatic PII pass (``redact_pii``; N, else 0).
-        keyword_prefills: prompt forwards of LLM keyword extraction (N; 0 with the rarity extractor).
-        keyword_decode_forwards: decode forwards of keyword extraction, at most
-            6K · ceil(N / rows per forward).
-        embeddings: texts embedded: one per document for the outlier removal (N; 0 without it; in
-            forwards of ``embed_rows`` texts, :meth:`~dpsynrag.models.Embedder.encode_private`) and one per
+        keyword_documents: documents through the rarity extractor (N with it, else 0; no model work).
+        keyword_prefills, keyword_decode_forwards: LLM keyword extraction (:func:`keyword_forwards`; 0 with
+            the rarity extractor).
+        embeddings: texts embedded: one per document for the outlier removal (N; 0 without it) and one per
             text for the corpus index.
+        embed_forwards: forwards of the outlier removal's embeddings (:func:`embedding_forwards`).
         member_rows: about min(C·k, N·L) (N·L without outlier removal).
         member_rows_max: N·L.
         public_rows: rows of the public prompt (one per text with a public-prompt decoding, else 0).
         member_token_evaluations: member_rows · T, next-token logits of members that are clipped and summed.
-        prediction_prefills: prompt forwards of private prediction, about min(N, member rows)
-            (+ the public prompts).
-        prediction_decode_forwards: T · B · ceil((member rows + public rows) / (B · step_rows)),
-            B = min(prediction_checkpoints, texts) batches.
+        prediction_prefills, prediction_decode_forwards: private prediction (:func:`prediction_forwards`).
         filter_forwards: one forward per text for the self-filter and one for the fluency filter, when on.
         step_rows: rows of every private-prediction decode forward (public constant of the engine).
         keyword_step_rows: rows of every keyword-extraction decode forward.
@@ -149,6 +151,8 @@ class Work:
     step_rows: int
     keyword_step_rows: int
     embed_rows: int = 1
+    embed_forwards: int = 0
+    keyword_documents: int = 0
 
     @property
     def prefills(self) -> int:
@@ -182,6 +186,8 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
     from dpsynrag.checks import check_int
     from dpsynrag.models.embedder import embed_rows
     from dpsynrag.models.engine import default_step_rows
+    from dpsynrag.pipeline.build import resolve_public_prompt
+    from dpsynrag.pipeline.prompts import KEYWORD_SLOT
 
     n = check_int("--expected-documents", expected_documents)
     device = torch.device("cpu") if device is None else torch.device(device)
@@ -190,33 +196,38 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
         clusters = max(1, min(config.R, math.floor(n * config.K / config.calibrate().hist_threshold)))
     texts = clusters * (config.max_groups if config.group_size is not None else 1)
     kw_rows = default_step_rows(device)
-    if config.batch_size is not None:  # generate_greedy: batches of batch_size, forwards of min(batch_size, default)
+    if config.batch_size is not None:  # generate_greedy: forwards of min(batch_size, the device's rows)
         kw_rows = min(config.batch_size, kw_rows)
     llm = config.extractor == "llm"
-    keyword_decode = KEYWORD_TOKENS_PER_K * config.K * math.ceil(n / kw_rows) if llm else 0
+    kw_prefills, kw_decode = (keyword_forwards(n, max_new_tokens=KEYWORD_TOKENS_PER_K * config.K,
+                                               step_rows=default_step_rows(device), batch_size=config.batch_size)
+                              if llm else (0, 0))
     most = n * config.L_effective
     members = min(clusters * config.k, most) if config.outlier_removal else most
     public = texts if config.uses_public_prompt else 0
     step_rows = default_step_rows(device, expected_rows=config.R * config.k)
-    batches = min(config.prediction_checkpoints, texts)
-    decode = config.T_effective * batches * math.ceil((members + public) / (batches * step_rows)) if members + public else 0
-    public_prefills = 0
-    if public:
-        public_prefills = texts if config.public_prompt and "{keyword}" in config.public_prompt else 1
-    if getattr(config, "synthesis", "prediction") == "phrases":  # a phrase release runs no model on the members
-        public = public_prefills = decode = 0
-        prediction_members = 0
-    else:
+    prefills = decode = 0
+    prediction_members = 0
+    if getattr(config, "synthesis", "prediction") != "phrases":  # a phrase release runs no model on the members
         prediction_members = members
+        per_text = [members // texts + (t < members % texts) for t in range(texts)]  # spread evenly
+        prefills, decode = prediction_forwards(
+            per_text, public_row=bool(public), batches=config.prediction_checkpoints, steps=config.T_effective,
+            step_rows=step_rows,
+            public_per_cluster=KEYWORD_SLOT in (resolve_public_prompt(config) or ""))
+    else:
+        public = 0
     filters = texts * (int(config.self_filter if self_filter is None else self_filter)
                        + int(config.fluency_threshold is not None))
+    embedded = n if config.outlier_removal else 0
     return Work(
         expected_documents=n, clusters=clusters, texts=texts, pii_documents=n if config.redact_pii else 0,
-        keyword_prefills=n if llm else 0, keyword_decode_forwards=keyword_decode,
-        embeddings=(n if config.outlier_removal else 0) + texts, member_rows=members, member_rows_max=most,
-        public_rows=public, member_token_evaluations=prediction_members * config.T_effective,
-        prediction_prefills=min(n, prediction_members) + public_prefills, prediction_decode_forwards=decode,
-        filter_forwards=filters, step_rows=step_rows, keyword_step_rows=kw_rows, embed_rows=embed_rows(device),
+        keyword_prefills=kw_prefills, keyword_decode_forwards=kw_decode, keyword_documents=0 if llm else n,
+        embeddings=embedded + texts, embed_forwards=embedding_forwards(embedded, rows=embed_rows(device)),
+        member_rows=members, member_rows_max=most, public_rows=public,
+        member_token_evaluations=prediction_members * config.T_effective, prediction_prefills=prefills,
+        prediction_decode_forwards=decode, filter_forwards=filters, step_rows=step_rows, keyword_step_rows=kw_rows,
+        embed_rows=embed_rows(device),
     )
 
 
@@ -232,6 +243,9 @@ class Timing:
             0 without an embedder).
         load_s: loading the models (measured by the caller; not part of the estimate).
         pii_s: the automatic PII pass over that document (0 without ``redact_pii``).
+        keyword_doc_s: the rarity extractor over that document (0 with the LLM extractor).
+
+    Each is the fastest of a few repeats after a warm-up: other work on the machine only slows a forward down.
     """
 
     prefill_s: float
@@ -240,10 +254,21 @@ class Timing:
     embed_s: float
     load_s: float = 0.0
     pii_s: float = 0.0
+    keyword_doc_s: float = 0.0
+
+
+def _fastest(run, repeats: int) -> float:
+    """The fewest seconds ``run()`` took in ``repeats`` calls (at least one)."""
+    best = math.inf
+    for _ in range(max(1, repeats)):
+        t = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - t)
+    return best
 
 
 def _step_seconds(lm, ids, prefix, *, rows: int, rows_per_group: int, repeats: int) -> float:
-    """Mean seconds of a decode forward of ``rows`` rows continuing the prompt ``ids``."""
+    """Seconds of the fastest of ``repeats`` decode forwards of ``rows`` rows continuing the prompt ``ids``."""
     import torch
 
     from dpsynrag.models.engine import RowBatch
@@ -251,10 +276,7 @@ def _step_seconds(lm, ids, prefix, *, rows: int, rows_per_group: int, repeats: i
     batch = RowBatch(lm.runner, [ids], [0] * rows, max_new_tokens=repeats + 1, public_prefix=prefix,
                      step_rows=rows, rows_per_group=rows_per_group)
     token = torch.full((rows,), int(ids[-1]), dtype=torch.long)
-    t = time.perf_counter()
-    for _ in range(repeats):
-        batch.step(token)
-    return (time.perf_counter() - t) / repeats
+    return _fastest(lambda: batch.step(token), repeats)
 
 
 def time_model(lm, embedder, config, work: Work, *, repeats: int = 3, load_s: float = 0.0) -> Timing:
@@ -262,10 +284,11 @@ def time_model(lm, embedder, config, work: Work, *, repeats: int = 3, load_s: fl
 
     The prompt is the build's rephrase prompt around public filler of ``config.max_document_tokens``
     tokens (the cut every private document gets; no private text is read). After one untimed warm-up
-    of each, the mean of ``repeats`` prompt forwards (one prompt each, its public prefix reused, as the
+    of each, the fastest of ``repeats`` prompt forwards (one prompt each, its public prefix reused, as the
     build) and of ``repeats`` decode forwards of ``work.step_rows`` rows (``min(L, 4)`` rows per stored
-    prompt, as the build) are taken; likewise the keyword-extraction decode shape when it differs, and
-    one embedder forward of the filler.
+    prompt, as the build) are taken; likewise the keyword-extraction decode shape when it differs, the
+    embedder's forward of ``work.embed_rows`` fillers, and the rarity extractor and the PII pass over
+    public words as long as the filler when they run.
     """
     from dpsynrag.models.engine import GROUP_ROWS
     from dpsynrag.pipeline.prompts import REPHRASE_PROMPT, render_rephrase, rephrase_prefix_template
@@ -275,10 +298,7 @@ def time_model(lm, embedder, config, work: Work, *, repeats: int = 3, load_s: fl
     prompt = lm.chat_prompt(render_rephrase(template, filler, keyword="the"))
     ids, prefix = lm.encode(prompt), lm.public_prefix(rephrase_prefix_template(template))
     lm.next_token_logits([prompt], public_prefix=prefix)  # warm-up (and the public prefix's keys/values)
-    t = time.perf_counter()
-    for _ in range(repeats):
-        lm.next_token_logits([prompt], public_prefix=prefix)
-    prefill = (time.perf_counter() - t) / repeats
+    prefill = _fastest(lambda: lm.next_token_logits([prompt], public_prefix=prefix), repeats)
     group = min(config.L, GROUP_ROWS)
     _step_seconds(lm, ids, prefix, rows=work.step_rows, rows_per_group=group, repeats=1)  # warm-up
     step = _step_seconds(lm, ids, prefix, rows=work.step_rows, rows_per_group=group, repeats=repeats)
@@ -290,42 +310,47 @@ def time_model(lm, embedder, config, work: Work, *, repeats: int = 3, load_s: fl
         fillers = [filler] * work.embed_rows
         encode = getattr(embedder, "encode_private", None) or embedder.encode
         encode(fillers)
-        t = time.perf_counter()
-        encode(fillers)
-        embed = (time.perf_counter() - t) / len(fillers)
-    pii = 0.0
-    if work.pii_documents:
-        pii = _pii_seconds(config, lm.tokenizer.decode(lm.encode(filler), skip_special_tokens=True), repeats)
+        embed = _fastest(lambda: encode(fillers), repeats) / len(fillers)
+    words = _public_words(len(lm.tokenizer.decode(lm.encode(filler), skip_special_tokens=True)))
+    pii = _pii_seconds(config, words, repeats) if work.pii_documents else 0.0
+    keyword_doc = 0.0
+    if work.keyword_documents:
+        from dpsynrag.pipeline.keywords import RarityKeywordExtractor
+
+        extractor = RarityKeywordExtractor(config.language)
+        extractor.extract([words])
+        keyword_doc = _fastest(lambda: extractor.extract([words]), repeats)
     return Timing(prefill_s=prefill, step_s=step, keyword_step_s=keyword_step, embed_s=embed, load_s=load_s,
-                  pii_s=pii)
+                  pii_s=pii, keyword_doc_s=keyword_doc)
 
 
 PII_FILLER = "Dear support team, my card was declined at the shop on Monday and the app shows an error. "
-"""Public filler for timing the PII pass: the words of a customer message, no identifier."""
+"""Public filler for timing the PII pass and the rarity extractor: the words of a customer message, no identifier."""
 
 
-def _pii_seconds(config, filler: str, repeats: int) -> float:
-    """Mean seconds of the build's PII pass (:class:`~dpsynrag.data.pii.PIIRedactor` with its entities,
-    allow list and model) over public text as long as ``filler``, after one untimed warm-up."""
+def _public_words(chars: int) -> str:
+    """:data:`PII_FILLER` repeated to ``chars`` characters (at least once)."""
+    return (PII_FILLER * (chars // len(PII_FILLER) + 1))[: max(chars, len(PII_FILLER))]
+
+
+def _pii_seconds(config, text: str, repeats: int) -> float:
+    """Seconds of the build's PII pass (:class:`~dpsynrag.data.pii.PIIRedactor` with its entities, allow list
+    and model) over the public ``text``: the fastest of ``repeats`` after one untimed warm-up."""
     from dpsynrag.data.pii import PIIRedactor
 
     redactor = PIIRedactor(config.identifier_placeholder, entities=config.pii_entities, allow=config.pii_allow,
                            model=config.pii_model)
-    text = (PII_FILLER * (len(filler) // len(PII_FILLER) + 1))[: max(len(filler), len(PII_FILLER))]
     redactor.find(text)
-    t = time.perf_counter()
-    for _ in range(repeats):
-        redactor.find(text)
-    return (time.perf_counter() - t) / repeats
+    return _fastest(lambda: redactor.find(text), repeats)
 
 
 def estimate_seconds(work: Work, timing: Timing) -> float:
     """Estimated wall time (s) of the build's model work: prefills × prefill_s + decode forwards ×
-    their step time + embeddings × embed_s + PII-pass documents × pii_s (model loading and file reading not
-    included)."""
+    their step time + embeddings × embed_s + PII-pass documents × pii_s + rarity-extractor documents ×
+    keyword_doc_s (model loading and file reading not included)."""
     return (work.prefills * timing.prefill_s + work.prediction_decode_forwards * timing.step_s
             + work.keyword_decode_forwards * timing.keyword_step_s + work.embeddings * timing.embed_s
-            + work.pii_documents * timing.pii_s)
+            + work.pii_documents * timing.pii_s + work.keyword_documents * timing.keyword_doc_s)
 
 
 def minutes(seconds: float) -> str:
@@ -337,19 +362,13 @@ def minutes(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def work_table(work: Work, timing: Timing | None = None, config=None):
-    """A rich table of the work of the stages that run (and, with ``timing``, the time of each): the PII
-    pass when on, keyword extraction (no model work with the rarity extractor), embeddings, private
-    prediction (or the phrase release, with no model work) of the :attr:`Work.clusters` the plan allows,
-    and the filters when on. ``config``: the build's, for the names of the extractor and the synthesis."""
-    from rich.table import Table
-
+def stage_work(work: Work, timing: Timing | None = None, config=None) -> list[tuple[str, str, float]]:
+    """``(stage, model work, estimated seconds)`` of each stage that runs (seconds 0 without ``timing``): the
+    PII pass when on, keyword extraction (no model work with the rarity extractor), embeddings, private
+    prediction (or the phrase release, with no model work) of the :attr:`Work.clusters` the plan allows, and
+    the filters when on. ``config``: the build's, for the names of the extractor and the synthesis. The
+    seconds add up to :func:`estimate_seconds`."""
     t = timing or Timing(prefill_s=0.0, step_s=0.0, keyword_step_s=0.0, embed_s=0.0)
-    table = Table(title=f"Work for {work.expected_documents} documents (declared; estimates)")
-    table.add_column("stage")
-    table.add_column("model work")
-    if timing is not None:
-        table.add_column("estimated time", justify="right")
     rows = []
     if work.pii_documents:
         rows.append(("PII pass", f"{work.pii_documents} documents through the automatic PII pass",
@@ -360,8 +379,10 @@ def work_table(work: Work, timing: Timing | None = None, config=None):
                      f"decode forwards of {work.keyword_step_rows} rows",
                      work.keyword_prefills * t.prefill_s + work.keyword_decode_forwards * t.keyword_step_s))
     else:
-        rows.append(("keyword extraction", f"{extractor} extractor: no model work", 0.0))
-    rows.append(("embeddings", f"{work.embeddings} texts ({work.embed_rows} per forward)", work.embeddings * t.embed_s))
+        rows.append(("keyword extraction", f"{extractor} extractor: no model work ({work.keyword_documents} documents)",
+                     work.keyword_documents * t.keyword_doc_s))
+    rows.append(("embeddings", f"{work.embeddings} texts: {work.embed_forwards} forwards of {work.embed_rows} for the "
+                 f"outlier removal, {work.texts} for the index", work.embeddings * t.embed_s))
     clusters = f"{work.clusters} clusters (the most the plan allows), {work.texts} texts"
     if getattr(config, "synthesis", "prediction") == "phrases":
         rows.append(("phrase release", f"{clusters}: no model work", 0.0))
@@ -374,7 +395,19 @@ def work_table(work: Work, timing: Timing | None = None, config=None):
     if work.filter_forwards:
         rows.append(("filters", f"{work.filter_forwards} forwards for {work.texts} texts",
                      work.filter_forwards * t.prefill_s))
-    for stage, what, seconds in rows:
+    return rows
+
+
+def work_table(work: Work, timing: Timing | None = None, config=None):
+    """A rich table of :func:`stage_work` (with ``timing``, the time of each stage and the total)."""
+    from rich.table import Table
+
+    table = Table(title=f"Work for {work.expected_documents} documents (declared; estimates)")
+    table.add_column("stage")
+    table.add_column("model work")
+    if timing is not None:
+        table.add_column("estimated time", justify="right")
+    for stage, what, seconds in stage_work(work, timing, config):
         table.add_row(stage, what, *([minutes(seconds)] if timing is not None else []))
     if timing is not None:
         table.add_row("total", f"{work.prefills} prefills, {work.decode_forwards} decode forwards",
@@ -388,7 +421,7 @@ def timing_note(timing: Timing) -> str:
             f"one decode forward {timing.step_s * 1e3:.0f} ms, one embedding {timing.embed_s * 1e3:.0f} ms"
             + (f", the PII pass over one document {timing.pii_s * 1e3:.0f} ms" if timing.pii_s else "")
             + f" (public filler text at the build's shapes; model loading {timing.load_s:.0f} s, not included). "
-            "Counted at the most clusters the plan allows, the full --max-document-tokens and every decode step: "
-            "a histogram that releases fewer keywords, shorter documents and texts that end early make the "
-            "build faster; other work on the machine makes it slower. The private-prediction bar's time left "
-            "counts the clusters released.")
+            "Counted at the most clusters the plan allows, distinct documents of the full --max-document-tokens "
+            "and every decode step: a histogram that releases fewer keywords, shorter or repeated documents (a "
+            "repeated prompt is computed once) and texts that end early make the build faster; other work on the "
+            "machine makes it slower. The private-prediction bar's time left counts the clusters released.")
