@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import json
 import math
 
 import pytest
@@ -30,7 +31,8 @@ CONFIG = dict(epsilon=10.0, delta=1e-3, K=2, R=4, L=2, k=6, T=5, extractor="llm"
 
 
 def _counted_build(tmp_path, lm, monkeypatch, docs, **overrides):
-    """Build ``docs``; returns (config, forwards per stage, the clusters' member prompts as decoded, texts).
+    """Build ``docs``; returns (config, forwards per stage, the clusters' member prompts as decoded, every text
+    written, kept or not).
     A forward is ("prefill", width) for one prompt, ("decode", rows) for one token per row."""
     from dpsynrag.models.decoder import PrivatePredictionDecoder
     from dpsynrag.pipeline.display import BuildDisplay
@@ -65,16 +67,23 @@ def _counted_build(tmp_path, lm, monkeypatch, docs, **overrides):
     monkeypatch.setattr(PrivatePredictionDecoder, "generate_ids", generate_ids)
     config = BuildConfig(**{**CONFIG, **overrides})
     try:
-        corpus = build_corpus(docs, tmp_path / "c", config, lm=lm, embedder=HashEmbedder())
+        build_corpus(docs, tmp_path / "c", config, lm=lm, embedder=HashEmbedder())
     finally:
         hook.remove()
-    return config, forwards, clusters, list(corpus.texts)
+    texts = [json.loads(line)["text"] for line in (tmp_path / "c" / "texts.jsonl").read_text().splitlines()]
+    return config, forwards, clusters, texts
 
 
-@pytest.mark.parametrize("batch_size, public_prompt", [(None, None), (7, KEYWORD_PUBLIC_PROMPT)])
-def test_the_planner_counts_the_forwards_of_a_build(tmp_path, tiny_lm, monkeypatch, batch_size, public_prompt):
+# the paper's decoding: no public row, the self-filter (one prompt forward per distinct text) instead of the fluency one
+PAPER = dict(decoding="paper", public_weight=0.0, self_filter=True, filter_prompt="is it good : {document}",
+             fluency_threshold=None)
+
+
+@pytest.mark.parametrize("batch_size, variant", [(None, {}), (7, dict(public_prompt=KEYWORD_PUBLIC_PROMPT)),
+                                                 (None, PAPER)], ids=["public-prior", "own-public-prompts", "paper"])
+def test_the_planner_counts_the_forwards_of_a_build(tmp_path, tiny_lm, monkeypatch, batch_size, variant):
     config, forwards, clusters, texts = _counted_build(tmp_path, tiny_lm, monkeypatch, DOCS, batch_size=batch_size,
-                                                       public_prompt=public_prompt)
+                                                       **variant)
     n = len(DOCS)
     # keyword extraction: one prompt forward per document and one for the public prefix; 6K - 1 steps of
     # forwards of 32 rows (CPU), or of min(7, 32) rows per batch of 7
@@ -91,18 +100,22 @@ def test_the_planner_counts_the_forwards_of_a_build(tmp_path, tiny_lm, monkeypat
     # T - 1 steps of forwards of 32 rows per batch of ceil(R / 3) clusters
     assert len(clusters) == config.R
     member_rows = [len(set(c)) for c in clusters]
-    prefills, decode = prediction_forwards(member_rows, public_row=True, public_per_cluster=public_prompt is not None,
+    public = variant is not PAPER
+    prefills, decode = prediction_forwards(member_rows, public_row=public, public_per_cluster="public_prompt" in variant,
                                            batches=config.prediction_checkpoints, steps=config.T,
                                            step_rows=default_step_rows(tiny_lm.device, expected_rows=config.R * config.k))
     assert forwards["private prediction"] == {"prefill": prefills, "decode": decode}
-    assert sum(member_rows) > 0 and decode == (config.T - 1) * 2  # 2 batches of 2 clusters: 1 forward each
+    # 2 batches of 2 clusters: 1 forward a step each, none for a batch without a row (empty clusters, no public row)
+    assert sum(member_rows) > 0 and decode == (config.T - 1) * sum(public or any(b) for b in (member_rows[:2], member_rows[2:]))
     # the plan's upper bound: the most member rows min(R·k, N·L), every document distinct
     assert work.member_rows >= sum(member_rows)
     assert (work.prediction_prefills, work.prediction_decode_forwards) >= (prefills, decode)
 
-    # the fluency filter: one forward per text with a token
-    assert forwards["fluency filter"] == {"prefill": sum(1 for t in texts if t)} and work.filter_forwards == len(texts)
-    assert set(forwards) == {"keywords", "private prediction", "fluency filter"}  # no other model work
+    # the fluency filter: one forward per text with a token; the self-filter: one per distinct text
+    filtered = sum(1 for t in texts if t) if public else len(set(texts))
+    assert forwards["fluency filter" if public else "self-filter"] == {"prefill": filtered} == {"prefill": len(texts)}
+    assert work.filter_forwards == len(texts)
+    assert set(forwards) == {"keywords", "private prediction", "fluency filter" if public else "self-filter"}
 
 
 @pytest.mark.filterwarnings("ignore:40 document\\(s\\) repeat the exact text")
