@@ -1,7 +1,8 @@
 """The planner's estimate of a build against the build (issue 44, deliverable 2).
 
 Estimate: ``dpsynrag build --dry-run --expected-documents N`` of the bench_scale workload (Medical Synth notes,
-``--task medical --preset cpu --identifier-field patient_name --threads 1``), run in-process with the clock of
+``--task medical --preset cpu --identifier-field patient_name --threads 1``; ``--preset``, ``--text-field`` change
+it), run in-process with the clock of
 the planner's timing probe (:func:`dpsynrag.commands.plan.time_model`) replaced by the process's CPU clock, as
 ``benchmarks/bench_scale.py`` replaces the build's stage clocks: on a shared machine the probe then times the
 forwards' CPU seconds, not the other jobs. Per stage: :func:`dpsynrag.commands.plan.stage_work`.
@@ -10,12 +11,13 @@ Measured: ``benchmarks/results/bench_scale.json`` (CPU seconds per stage of the 
 ``--build N`` a build of the first N notes run here (a subprocess; stage clocks on CPU time) whose language-model
 and embedder forwards are counted per stage by hooks on the models, so the estimate's counts can be compared too.
 
-Writes ``benchmarks/results/plan_vs_measured.json``.
+Writes ``benchmarks/results/plan_vs_measured[_PRESET][_FIELD].json``.
 
 Usage::
 
     OMP_NUM_THREADS=1 python benchmarks/plan_vs_measured.py --sizes 8000 32000
     OMP_NUM_THREADS=1 python benchmarks/plan_vs_measured.py --sizes 8000 --build 8000 --text-field dialogue
+    OMP_NUM_THREADS=1 python benchmarks/plan_vs_measured.py --sizes 8000 32000 --preset paper
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 DATA = Path(os.environ.get("DPSYNRAG_SHARED", "/work/shared")) / "data" / "medical_synth" / "database.jsonl"
-FLAGS = ["--epsilon", "10", "--delta", "1e-3", "--task", "medical", "--preset", "cpu", "--identifier-field",
-         "patient_name", "--threads", "1"]
+FLAGS = ["--epsilon", "10", "--delta", "1e-3", "--task", "medical", "--identifier-field", "patient_name",
+         "--threads", "1"]
 STAGES = {"keyword extraction": "keywords_s", "embeddings": "outlier_removal_s", "private prediction":
           "private_prediction_s", "filters": "self_filter_s"}
 
@@ -144,22 +146,23 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[8000, 32000])
     parser.add_argument("--build", type=int, help="also run and count a build of the first N notes")
     parser.add_argument("--text-field", help="build and estimate with this text field (e.g. dialogue)")
+    parser.add_argument("--preset", default="cpu", help="the build's preset (default cpu)")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--folder", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    extra = ["--text-field", args.text_field] if args.text_field else []
+    extra = ["--preset", args.preset, *(["--text-field", args.text_field] if args.text_field else [])]
     if args.child:
         print("RESULT " + json.dumps(child(args.child, extra, Path(args.folder))))
         return
     record = {"flags": FLAGS + extra, "estimates": [estimate(n, extra) for n in args.sizes]}
-    if not args.text_field and (RESULTS / "bench_scale.json").exists():
+    if not args.text_field and args.preset == "cpu" and (RESULTS / "bench_scale.json").exists():
         record["bench_scale"] = json.loads((RESULTS / "bench_scale.json").read_text(encoding="utf-8"))
     if args.build:
         with tempfile.TemporaryDirectory() as folder:
             t = time.time()
-            done = subprocess.run([sys.executable, __file__, "--child", str(args.build), "--folder", folder, *(
-                ["--text-field", args.text_field] if args.text_field else [])], capture_output=True, text=True,
-                env={**os.environ, "OMP_NUM_THREADS": "1"})
+            done = subprocess.run([sys.executable, __file__, "--child", str(args.build), "--folder", folder,
+                                   "--preset", args.preset, *(["--text-field", args.text_field] if args.text_field else [])],
+                                  capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
             if done.returncode:
                 sys.exit(done.stderr[-4000:])
             record["build"] = json.loads(next(line[7:] for line in done.stdout.splitlines() if line.startswith("RESULT ")))
@@ -171,7 +174,8 @@ def main() -> None:
         if e["documents"] in measured:
             e["measured_cpu_s"] = compare(e, measured[e["documents"]])
         print(e["documents"], json.dumps(e.get("measured_cpu_s") or e["stages_cpu_s"]))
-    name = "plan_vs_measured" + (f"_{args.text_field}" if args.text_field else "") + ".json"
+    name = "_".join(["plan_vs_measured", *([args.preset] if args.preset != "cpu" else []),
+                     *([args.text_field] if args.text_field else [])]) + ".json"
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / name).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
