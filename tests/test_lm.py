@@ -117,9 +117,10 @@ def test_greedy_batches_fill_their_forwards(tiny_lm, monkeypatch):
     assert sum(done) == len(prompts) == 71
     alone = dict(zip(distinct, tiny_lm.generate_greedy(distinct, max_new_tokens=6, batch_size=1)))
     assert out == [alone[p] for p in prompts]
-    # the batch: as many rows as the budget holds, in whole forwards, at least one forward
+    # the batch: as many rows as the budget holds, in whole forwards; fewer only when the budget holds fewer
     assert greedy_batch_rows(100, 20, 1000, 1000, step_rows=32, budget_gb=1.0) == (2**30 // 132_000) // 32 * 32 == 8128
-    assert greedy_batch_rows(100, 20, 10**9, 1000, step_rows=32, budget_gb=1.0) == 32
+    assert greedy_batch_rows(2500, 100, 46080, 49152, step_rows=32, budget_gb=2.0) == 17  # 120 MB a row: 17 fit
+    assert greedy_batch_rows(100, 20, 10**9, 1000, step_rows=32, budget_gb=1.0) == 1
 
 
 def test_greedy_stops_at_stop_strings(tiny_lm):

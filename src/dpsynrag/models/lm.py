@@ -448,10 +448,12 @@ def greedy_batch_rows(prompt_tokens: int, max_new_tokens: int, kv_bytes_per_toke
     """Distinct prompts per batch of :meth:`LanguageModel.generate_greedy` without a ``batch_size``: as many
     rows as ``budget_gb`` holds, each with the keys/values of ``prompt_tokens + max_new_tokens`` tokens and its
     float32 logits and temporaries (``3 · 4 · model_vocab`` bytes, as the private decoder's planner counts a
-    row), rounded down to a multiple of ``step_rows`` and at least ``step_rows`` (every forward of a step full
-    but the last). A size, never a privacy parameter: the texts are the same at any batch size."""
+    row), rounded down to a multiple of ``step_rows`` (every forward of a step full but the last); fewer than
+    ``step_rows`` (at least 1) only when the budget holds fewer (long prompts). A size, never a privacy
+    parameter: the texts are the same at any batch size."""
     per_row = (prompt_tokens + max_new_tokens) * kv_bytes_per_token + 3 * 4 * model_vocab
-    return max(1, int(budget_gb * 2**30 // per_row) // step_rows) * step_rows
+    rows = int(budget_gb * 2**30 // per_row)
+    return rows // step_rows * step_rows if rows >= step_rows else max(1, rows)
 
 
 def _progress(items, enabled: bool, desc: str):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+
 def keyword_forwards(documents: int, *, max_new_tokens: int, step_rows: int, batch_size: int | None = None,
                      chunk: int | None = None) -> tuple[int, int]:
     """``(prompt forwards, decode forwards)`` of LLM keyword extraction (:func:`~dpsynrag.pipeline.keywords.
@@ -25,8 +26,8 @@ def keyword_forwards(documents: int, *, max_new_tokens: int, step_rows: int, bat
     (:data:`~dpsynrag.pipeline.keywords.EXTRACT_CHUNK`); a chunk's prompts run in batches, each decoded in
     ``max_new_tokens − 1`` steps (the first token comes from the prompt forward) of forwards of ``step_rows``
     rows. Without ``batch_size`` a batch holds a multiple of ``step_rows`` prompts
-    (:func:`~dpsynrag.models.lm.greedy_batch_rows`), so a chunk of c prompts takes ⌈c / step_rows⌉ forwards a step
-    whatever the memory budget; with it, batches of ``batch_size`` take ⌈batch_size / min(batch_size,
+    (:func:`~dpsynrag.models.lm.greedy_batch_rows`, when the memory budget holds ``step_rows`` rows at all), so a
+    chunk of c prompts takes ⌈c / step_rows⌉ forwards a step whatever the budget; with it, batches of ``batch_size`` take ⌈batch_size / min(batch_size,
     step_rows)⌉ each. Answers that end early (EOS) and repeated documents (computed once) make it less.
     """
     from dpsynrag.pipeline.keywords import EXTRACT_CHUNK
