@@ -167,7 +167,8 @@ def main() -> None:
                 sys.exit(done.stderr[-4000:])
             record["build"] = json.loads(next(line[7:] for line in done.stdout.splitlines() if line.startswith("RESULT ")))
             record["build"]["wall_s"] = time.time() - t
-    measured = {r["documents"]: r["timings_cpu_s"] for r in record.get("bench_scale", {}).get("runs", [])}
+    measured = {r["documents"]: r.get("timings_s") or r["timings_cpu_s"]  # CPU seconds (the key of older results)
+                for r in record.get("bench_scale", {}).get("runs", []) if not r.get("ray_workers")}
     if "build" in record:
         measured[args.build] = record["build"]["timings_cpu_s"]
     for e in record["estimates"]:
