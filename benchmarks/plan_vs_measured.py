@@ -156,7 +156,9 @@ def main() -> None:
         return
     record = {"flags": FLAGS + extra, "estimates": [estimate(n, extra) for n in args.sizes]}
     if not args.text_field and args.preset == "cpu" and (RESULTS / "bench_scale.json").exists():
-        record["bench_scale"] = json.loads((RESULTS / "bench_scale.json").read_text(encoding="utf-8"))
+        scale = json.loads((RESULTS / "bench_scale.json").read_text(encoding="utf-8"))
+        record["bench_scale"] = {"commit": scale["commit"], "runs": [  # the local builds' CPU seconds per stage
+            {k: r[k] for k in ("documents", "ray_workers", "timings_s", "timings_cpu_s") if k in r} for r in scale["runs"]]}
     if args.build:
         with tempfile.TemporaryDirectory() as folder:
             t = time.time()
