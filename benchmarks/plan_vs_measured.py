@@ -32,6 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_scale import CPUClock  # noqa: E402  (the same CPU clock as the measured side)
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 DATA = Path(os.environ.get("DPSYNRAG_SHARED", "/work/shared")) / "data" / "medical_synth" / "database.jsonl"
@@ -41,17 +44,6 @@ STAGES = {"keyword extraction": "keywords_s", "embeddings": "outlier_removal_s",
           "private_prediction_s", "filters": "self_filter_s"}
 
 
-class CPUClock:
-    """The ``time`` module with ``perf_counter`` and ``time`` reading the process's CPU seconds."""
-
-    def __getattr__(self, name):
-        return getattr(time, name)
-
-    @staticmethod
-    def perf_counter():
-        return time.process_time()
-
-    time = perf_counter
 
 
 def estimate(n: int, extra: list[str]) -> dict:
