@@ -11,13 +11,17 @@ Measured: ``benchmarks/results/bench_scale.json`` (CPU seconds per stage of the 
 ``--build N`` a build of the first N notes run here (a subprocess; stage clocks on CPU time) whose language-model
 and embedder forwards are counted per stage by hooks on the models, so the estimate's counts can be compared too.
 
-Writes ``benchmarks/results/plan_vs_measured[_PRESET][_FIELD].json``.
+With ``--measure-input`` the estimate is ``--dry-run --measure-input`` on bench_scale's own file of N notes
+(:func:`bench_scale.write_notes`): the work counted on the documents (owner-only counts) instead of a declared N.
+
+Writes ``benchmarks/results/plan_vs_measured[_PRESET][_FIELD][_measured].json``.
 
 Usage::
 
     OMP_NUM_THREADS=1 python benchmarks/plan_vs_measured.py --sizes 8000 32000
     OMP_NUM_THREADS=1 python benchmarks/plan_vs_measured.py --sizes 8000 --build 8000 --text-field dialogue
     OMP_NUM_THREADS=1 python benchmarks/plan_vs_measured.py --sizes 8000 32000 --preset paper
+    OMP_NUM_THREADS=1 python benchmarks/plan_vs_measured.py --sizes 8000 32000 --measure-input
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scale import CPUClock  # noqa: E402  (the same CPU clock as the measured side)
+from bench_scale import CPUClock, write_notes  # noqa: E402  (the same CPU clock and notes as the measured side)
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -46,8 +50,9 @@ STAGES = {"keyword extraction": "keywords_s", "embeddings": "outlier_removal_s",
 
 
 
-def estimate(n: int, extra: list[str]) -> dict:
-    """The dry run's work and per-stage estimate (CPU-timed probe) for a declared ``n`` documents."""
+def estimate(n: int, extra: list[str], measure: bool = False) -> dict:
+    """The dry run's work and per-stage estimate (CPU-timed probe) for a declared ``n`` documents, or with
+    ``measure`` counted on bench_scale's file of ``n`` notes (``--measure-input``)."""
     import dpsynrag.commands.plan as plan
     from dpsynrag.cli import app
 
@@ -61,8 +66,12 @@ def estimate(n: int, extra: list[str]) -> dict:
     timed.original = time_model
     plan.time, plan.time_model = CPUClock(), timed
     with tempfile.TemporaryDirectory() as folder:
-        args = ["build", str(DATA), "--out", str(Path(folder) / "c"), *FLAGS, "--dry-run", "--expected-documents",
-                str(n), *extra]
+        data = DATA
+        if measure:
+            data = Path(folder) / "notes.jsonl"
+            write_notes(n, data)
+        args = ["build", str(data), "--out", str(Path(folder) / "c"), *FLAGS, "--dry-run",
+                *(["--measure-input"] if measure else ["--expected-documents", str(n)]), *extra]
         try:
             app(args, standalone_mode=False)
         except SystemExit as exc:
@@ -139,6 +148,7 @@ def main() -> None:
     parser.add_argument("--build", type=int, help="also run and count a build of the first N notes")
     parser.add_argument("--text-field", help="build and estimate with this text field (e.g. dialogue)")
     parser.add_argument("--preset", default="cpu", help="the build's preset (default cpu)")
+    parser.add_argument("--measure-input", action="store_true", help="count the work on the notes themselves")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--folder", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -146,7 +156,8 @@ def main() -> None:
     if args.child:
         print("RESULT " + json.dumps(child(args.child, extra, Path(args.folder))))
         return
-    record = {"flags": FLAGS + extra, "estimates": [estimate(n, extra) for n in args.sizes]}
+    record = {"flags": FLAGS + extra + (["--measure-input"] if args.measure_input else []),
+              "estimates": [estimate(n, extra, args.measure_input) for n in args.sizes]}
     if not args.text_field and args.preset == "cpu" and (RESULTS / "bench_scale.json").exists():
         scale = json.loads((RESULTS / "bench_scale.json").read_text(encoding="utf-8"))
         record["bench_scale"] = {"commit": scale["commit"], "runs": [  # the local builds' CPU seconds per stage
@@ -170,7 +181,8 @@ def main() -> None:
             e["measured_cpu_s"] = compare(e, measured[e["documents"]])
         print(e["documents"], json.dumps(e.get("measured_cpu_s") or e["stages_cpu_s"]))
     name = "_".join(["plan_vs_measured", *([args.preset] if args.preset != "cpu" else []),
-                     *([args.text_field] if args.text_field else [])]) + ".json"
+                     *([args.text_field] if args.text_field else []),
+                     *(["measured"] if args.measure_input else [])]) + ".json"
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / name).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 

@@ -28,6 +28,10 @@ class HashEmbedder:
         self.dim = dim
         self.calls = 0
 
+    def bucket_width(self, text):
+        """Its words and two special tokens, rounded up to a multiple of 8 (as a sentence model's bucket width)."""
+        return -(-(len(text.split()) + 2) // 8) * 8
+
     def encode(self, texts, batch_size=64, progress=False):
         self.calls += 1
         out = np.zeros((len(texts), self.dim), np.float32)

@@ -236,6 +236,12 @@ def test_estimate_seconds_is_the_timed_sum():
     assert stages == {"keyword extraction": 8 * 1.0 + 17 * 0.5, "embeddings": 13 * 0.25,
                       "private prediction": 15 * 1.0 + 18 * 2.0, "filters": 6 * 1.0}
     assert sum(stages.values()) == estimate_seconds(work, timing)
+    # counted on INPUT (--measure-input): the outlier removal's 7 documents at half the full cut's width
+    import dataclasses
+
+    half = dataclasses.replace(work, embed_width_ratio=0.5, distinct_documents=7)
+    assert estimate_seconds(half, timing) == estimate_seconds(work, timing) - 7 * 0.5 * 0.25
+    assert {stage: seconds for stage, _, seconds in plan.stage_work(half, timing)}["embeddings"] == (7 * 0.5 + 6) * 0.25
 
 
 def test_the_work_table_shows_the_stages_that_run():
@@ -387,6 +393,36 @@ def test_a_build_without_a_declared_size_says_how_to_get_an_estimate(tmp_path, n
     assert "preset demo (--preset)" in out and "no self-filter: preset demo" in out
     assert "pass --expected-documents N" in out and fake_build["lm"] is None  # the build loads its models itself
     assert fake_build["config"].self_filter is False and fake_build["config"].k == 40
+
+
+def test_a_dry_run_can_count_the_work_on_input_for_the_owner(tmp_path, no_gpu, loads, monkeypatch):
+    """--measure-input (issue 44): the dry run reads INPUT as the build does and counts its work there; the table
+    says the counts are the private data's, and nothing is written or spent. Misuse is one clear error."""
+    timing = Timing(prefill_s=0.5, step_s=1.0, keyword_step_s=0.5, embed_s=0.1)
+    monkeypatch.setattr(plan, "time_model", lambda lm, embedder, config, work, **k: timing)
+    counted = []
+    estimate = plan.estimate_work
+    monkeypatch.setattr(plan, "estimate_work", lambda *a, **k: counted.append(estimate(*a, **k)) or counted[-1])
+    data = tmp_path / "t.jsonl"
+    rows = [{"id": i, "body": f"{name} asks about the card fee", "who": name} for i, name in enumerate("ABCDEFGH" * 3)]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    base = ["build", str(data), "--out", str(tmp_path / "c"), "--epsilon", "10", "--delta", "1e-3", "--preset", "cpu",
+            "--text-field", "body", "--identifier-field", "who", "--ledger", str(tmp_path / "led")]
+    result = runner.invoke(app, [*base, "--dry-run", "--measure-input"])
+    assert result.exit_code == 0, result.output
+    out = _out(result)
+    assert ("Work for the 24 documents of INPUT, 1 distinct after redaction and the cut (owner-only counts of the "
+            "private data: do not publish; estimates)") in out
+    assert "dry run: INPUT read for the owner-only counts above, nothing spent, nothing written." in out
+    assert not (tmp_path / "c").exists() and not (tmp_path / "led").exists()
+    work = counted[-1]
+    assert (work.expected_documents, work.distinct_documents, work.member_rows) == (24, 1, 1)  # D·L, L = 1
+    for extra, message in [([], "use it with --dry-run and without --expected-documents"),
+                           (["--dry-run", "--expected-documents", "24"], "without --expected-documents"),
+                           (["--dry-run", "--method", "dp-synth"], "for --method dp-synrag only, not dp-synth")]:
+        result = runner.invoke(app, [*base, "--measure-input", *extra])
+        assert result.exit_code == 2 and message in _out(result), result.output
+        assert not (tmp_path / "c").exists() and not (tmp_path / "led").exists()
 
 
 # ------------------------------------------------------------------------------------------- the README

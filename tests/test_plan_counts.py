@@ -174,3 +174,58 @@ def test_embedding_forwards_of_texts_of_one_width(offline_embedder, tmp_path):
         hook.remove()
     assert len(calls) == embedding_forwards(100, rows=8, chunk=30) == 3 * 4 + 2
     assert {tuple(s)[0] for s in calls} == {8}
+
+
+# ------------------------------------------------------------------- counted on INPUT (--measure-input)
+
+
+@pytest.mark.filterwarnings("ignore:40 document\\(s\\) repeat the exact text")
+def test_the_plan_counted_on_input_follows_a_build_of_repeated_documents(tmp_path, tiny_lm, monkeypatch):
+    """Each distinct note three times (issue 44: Medical Synth's 8,000 notes are 96 texts once names are redacted).
+    Counted on the input, the keyword plan is the build's exactly, and the private-prediction plan still bounds the
+    build's forwards from above while counting fewer than the declared plan (member rows at most D·L)."""
+    from dpsynrag.commands.input_profile import InputProfile, measure_input
+    from dpsynrag.data.io import as_documents
+
+    docs = DOCS[:20] * 3
+    config, forwards, clusters, _ = _counted_build(tmp_path, tiny_lm, monkeypatch, docs, k=15)
+    profile = measure_input(as_documents(docs), config, tiny_lm)
+    assert profile == InputProfile(documents=60, distinct=20, chunk_distinct=(20,), embed_width_ratio=1.0, cut=0)
+    work = estimate_work(config, None, profile=profile)
+    declared = estimate_work(config, len(docs))
+    assert (work.keyword_prefills, work.keyword_decode_forwards) == tuple(forwards["keywords"][k] for k in
+                                                                          ("prefill", "decode")) == (21, 11)
+    assert declared.keyword_prefills == 61
+    # member rows: min(R·k, D·L) = min(60, 40), the declared plan min(R·k, N·L) = 60; the build's distinct prompts
+    assert (work.member_rows, work.member_rows_max, declared.member_rows) == (40, 40, 60)
+    assert sum(len(set(c)) for c in clusters) <= work.member_rows
+    built = forwards["private prediction"]
+    assert (built["prefill"], built["decode"]) <= (work.prediction_prefills, work.prediction_decode_forwards)
+    assert (work.prediction_prefills, work.prediction_decode_forwards) <= (declared.prediction_prefills,
+                                                                           declared.prediction_decode_forwards)
+    # 2 batches of 2 clusters, 20 member rows each: a batch's member prompts at most D = 20, then its public prompt
+    assert work.prediction_prefills == 2 * (20 + 1) + 1 < declared.prediction_prefills == 2 * (30 + 1) + 1
+
+
+def test_the_input_profile_counts_texts_after_redaction_and_the_cut(tiny_lm):
+    """Notes that differ only in the patient's name are one text once redacted; the cut makes two long notes one;
+    the LLM extractor's chunks count their own distinct texts; the embedder's widths are the texts' own."""
+    from dpsynrag.commands.input_profile import measure_input, probe_filler
+    from dpsynrag.data.io import Document
+    from dpsynrag.pipeline.keywords import EXTRACT_CHUNK
+
+    names = [f"Name{i}" for i in range(EXTRACT_CHUNK + 3)]
+    docs = [Document(i, f"{name} has fever and cough", (name,)) for i, name in enumerate(names)]
+    long = " ".join(["dose"] * 40)
+    docs += [Document(1000, long + " rest", ()), Document(1001, long + " pain", ())]
+    redacting = BuildConfig(**{**CONFIG, "redact_identifiers": True, "max_document_tokens": 16})
+    profile = measure_input(docs, redacting, tiny_lm, HashEmbedder())
+    # chunk 1: the first EXTRACT_CHUNK notes, one text; chunk 2: 3 notes (the same text) and the two cut ones (one)
+    assert (profile.documents, profile.distinct, profile.chunk_distinct, profile.cut) == (
+        len(docs), 2, (1, 2), 2)
+    redacted = "[REDACTED] has fever and cough"
+    widths = [HashEmbedder().bucket_width(redacted)] * len(names) + [HashEmbedder().bucket_width(" ".join(["dose"] * 16))] * 2
+    assert profile.embed_width_ratio == pytest.approx(
+        sum(widths) / len(widths) / HashEmbedder().bucket_width(probe_filler(tiny_lm, 16)))
+    plain = measure_input(docs, BuildConfig(**{**CONFIG, "max_document_tokens": 16}), tiny_lm)
+    assert plain.distinct == len(names) + 1 and plain.embed_width_ratio == 1.0  # no embedder: widths not read

@@ -16,6 +16,7 @@ import typer
 from rich.table import Table
 
 from dpsynrag.commands.common import console, fail, print_privacy, seed_warning, warn_content
+from dpsynrag.commands.estimate import check_input_fields, check_measure_input, estimate
 from dpsynrag.commands.ledger import LEDGER_HELP, LIFETIME_HELP, open_ledger, rerelease_guard, summary_line
 from dpsynrag.commands.redact import redaction_fields, redaction_params, task_folder_documents
 from dpsynrag.commands.options import (
@@ -104,76 +105,6 @@ def _warn_weak_epsilon(epsilon: float) -> None:
         from dpsynrag.commands.common import err_console
 
         err_console.print(f"[bold yellow]warning:[/] {note}", highlight=False)
-
-
-def _check_input_fields(values: dict, config, identifier_fields: tuple[str, ...]) -> str:
-    """``build --dry-run``: the named fields exist in INPUT, from field names only (a CSV header, a Parquet
-    schema, a JSON-lines file's first object's keys; :func:`~dpsynrag.data.io.check_fields`). A task's data
-    folder is not checked (the task reads it), nor an INPUT that does not exist yet (said). Returns what the
-    dry run says it read ("" when nothing)."""
-    if values["input"].is_dir():
-        return ""
-    if not values["input"].exists():
-        console.print(f"{values['input']} does not exist (yet): its fields were not checked.")
-        return ""
-    from dpsynrag.data.io import check_fields
-
-    fields = {"--text-field": values["text_field"], "--id-field": values["id_field"],
-              "--identifier-field": identifier_fields,
-              "--privacy-unit-field": getattr(config, "privacy_unit_field", None)}
-    check_fields(values["input"], fields)
-    return "INPUT's field names checked (no document read)"
-
-
-def _estimate(config, method: Method, expected: int | None, *, filter_prompt: str | None, dry_run: bool):
-    """Print the work of the build (and its timed estimate); returns the models it loaded ``(lm, embedder)``
-    for the build to reuse, or ``(None, None)``. A real build estimated over 30 minutes says so first.
-    With the models loaded, a build whose prompts would not fit the model's context is refused here
-    (:func:`~dpsynrag.pipeline.context.check_context`, public numbers only), so a dry run says so too.
-
-    Raises:
-        ConfigError: a stage's longest prompt exceeds the model's positions.
-    """
-    from dpsynrag.commands.common import err_console
-    from dpsynrag.commands.plan import (SLOW_BUILD_S, estimate_seconds, estimate_work, minutes, time_model,
-                                        timing_note, work_table)
-    from dpsynrag.pipeline.config import BuildConfig
-
-    if not isinstance(config, BuildConfig):
-        if expected is not None:
-            console.print(f"work: estimated for --method dp-synrag only, not {method.name}.")
-        return None, None
-    if expected is None:
-        console.print("work: pass --expected-documents N (a declared, public size; the real count is private"
-                      + (" and a dry run reads no data)" if dry_run else ") for the work and a time estimate."))
-        return None, None
-    import time
-
-    from dpsynrag.models import Embedder, LanguageModel
-
-    t = time.perf_counter()
-    embedder = Embedder.load(config.embedder, device=config.device)  # the embedder first, as the build
-    lm = LanguageModel.load(config.model, device=config.device, dtype=config.dtype)
-    load_s = time.perf_counter() - t
-    from dpsynrag.data.vocabulary import public_vocabulary
-    from dpsynrag.pipeline.build import resolve_public_prompt
-    from dpsynrag.pipeline.context import check_context
-
-    vocabulary = None if config.open_vocabulary else public_vocabulary(config.vocabulary_size, config.language)
-    check_context(lm, config, public_prompt=resolve_public_prompt(config), filter_prompt=filter_prompt,
-                  vocabulary=vocabulary)
-    work = estimate_work(config, expected, device=lm.device, self_filter=filter_prompt is not None)
-    err_console.print(f"timing the model at the build's shapes: prompts of {config.max_document_tokens}-token documents, "
-                      f"decode steps of {work.step_rows} rows (public filler, no data read) ...")
-    timing = time_model(lm, embedder, config, work, load_s=load_s)
-    console.print(work_table(work, timing, config))
-    console.print(timing_note(timing))
-    seconds = estimate_seconds(work, timing)
-    if not dry_run and seconds > SLOW_BUILD_S:
-        err_console.print(f"[bold yellow]warning:[/] this build is estimated to take {minutes(seconds)} on this "
-                          f"machine for {expected} documents (over {SLOW_BUILD_S // 60} minutes). Stop it now "
-                          "(Ctrl-C) to choose smaller settings (--preset cpu, --R, --T, --extractor rarity) or a GPU.")
-    return lm, embedder
 
 
 def _interrupted(out: Path, how: str, code: int) -> None:
@@ -274,6 +205,10 @@ class BuildCommand(RegistryCommand):
                    "fields (field names only: a CSV header, a Parquet schema, a JSON-lines file's first row's keys), print the "
                    "privacy plan and the work (with --expected-documents), then stop: reads no document, spends "
                    "nothing, writes nothing."), bool),
+            keyword_param("measure_input", typer.Option(False, "--measure-input", help="With --dry-run, instead of "
+                   "--expected-documents: read INPUT once as the build does (redaction and cut, no model on it) and count "
+                   "the work on its documents, its distinct texts and their lengths. Owner-only: these counts of the "
+                   "private data are not DP; they are printed, never written or logged, and nothing is spent."), bool),
             keyword_param("task", typer.Option(None, "--task", help="Public task (medical, movielens, ...): its self-filter and answer prompts."), Optional[str]),
             keyword_param("filter_prompt", typer.Option(None, "--filter-prompt", help="Self-filter prompt with {document} (instead of --task)."), Optional[str]),
             keyword_param("no_self_filter", typer.Option(False, "--no-self-filter", help="Keep every synthetic text (ablation)."), bool),
@@ -300,6 +235,7 @@ class BuildCommand(RegistryCommand):
         ledger, charged_after = None, None  # a failure after the ledger charged this build says so
         try:
             identifier_fields = tuple(values["identifier_field"] or ())
+            check_measure_input(values)
             redaction = redaction_fields(values)
             method = choose_method(values["method"], self.choices())
             flags = {o.field: o.flag for o in method.options if not o.build_only}
@@ -340,9 +276,12 @@ class BuildCommand(RegistryCommand):
                     console.print(f"no self-filter: preset {preset.name} turns it off, so {kept} (--filter-prompt to "
                                   "filter).")
             if values["dry_run"]:
-                checked = _check_input_fields(values, config, identifier_fields)
+                checked = check_input_fields(values, config, identifier_fields)
                 _print_plan(method.plan(config))
-                _estimate(config, method, values["expected_documents"], filter_prompt=filter_prompt, dry_run=True)
+                estimate(config, method, values, filter_prompt=filter_prompt, dry_run=True,
+                         identifier_fields=identifier_fields)
+                if values["measure_input"]:
+                    checked = "INPUT read for the owner-only counts above"
                 console.print(f"dry run: {checked or 'no data read'}, nothing spent, nothing written.")
                 return
             if "threads" in inspect.signature(method.build).parameters:
@@ -362,8 +301,7 @@ class BuildCommand(RegistryCommand):
             ledger = open_ledger(values["ledger"], values["lifetime_epsilon"], source=Source(values["input"], reading),
                                  on_rerelease=rerelease_guard(values["yes"]))
             charged_after = max((r.id for r in ledger.releases()), default=0)
-            lm, embedder = _estimate(config, method, values["expected_documents"], filter_prompt=filter_prompt,
-                                     dry_run=False)
+            lm, embedder = estimate(config, method, values, filter_prompt=filter_prompt, dry_run=False)
             if lm is not None:
                 build_options.update(lm=lm, embedder=embedder)  # loaded for the estimate: not loaded twice
             if values["extend"] is not None:

@@ -27,7 +27,7 @@ HELP_PANELS: dict[str, str] = {
                      "--max-document-tokens", "--text-field", "--id-field", "--identifier-field", "--redact-pii",
                      "--pii-entities", "--pii-allow", "--pii-allow-file", "--pii-model", "--identifier-placeholder"),
                    _CORE),
-    **dict.fromkeys(("--seed", "--dry-run", "--json", "--overwrite", "--threads", "--ledger", "--lifetime-epsilon"), _RUN),
+    **dict.fromkeys(("--seed", "--dry-run", "--measure-input", "--json", "--overwrite", "--threads", "--ledger", "--lifetime-epsilon"), _RUN),
 }
 """The ``--help`` panel of each flag of the commands themselves (``build`` / ``budget`` / ``audit``; typer's
 ``rich_help_panel``). A method's option says its own (:attr:`~dpsynrag.methods.Option.panel`; the built-in

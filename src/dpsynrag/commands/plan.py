@@ -12,7 +12,8 @@ paper's and do not change).
 
 Work. :func:`estimate_work` counts the model work of a DP-SynRAG build from public values only: its
 configuration and a *declared* collection size N (``--expected-documents``; the real count is private and
-is never read for this). :func:`time_model` times a few forward passes of the loaded model at the build's
+is never read for this), or, when the owner asks (``--measure-input``), from INPUT's own counts
+(:mod:`dpsynrag.commands.input_profile`: owner-only, never written). :func:`time_model` times a few forward passes of the loaded model at the build's
 shapes on public filler text, and :func:`estimate_seconds` multiplies the two.
 """
 
@@ -132,6 +133,10 @@ class Work:
         step_rows: rows of every private-prediction decode forward (public constant of the engine).
         keyword_step_rows: rows of every keyword-extraction decode forward.
         embed_rows: texts per embedder forward of the outlier removal (:func:`~dpsynrag.models.embedder.embed_rows`).
+        distinct_documents: D, INPUT's distinct texts after redaction and the cut when the counts come from INPUT
+            (:class:`~dpsynrag.commands.input_profile.InputProfile`, owner-only); None for a declared N.
+        embed_width_ratio: the outlier removal's texts' mean bucket width ÷ that of a text at the full cut
+            (:attr:`~dpsynrag.commands.input_profile.InputProfile.embed_width_ratio`; 1.0 for a declared N).
     """
 
     expected_documents: int
@@ -153,6 +158,8 @@ class Work:
     embed_rows: int = 1
     embed_forwards: int = 0
     keyword_documents: int = 0
+    distinct_documents: int | None = None
+    embed_width_ratio: float = 1.0
 
     @property
     def prefills(self) -> int:
@@ -168,15 +175,21 @@ class Work:
         return {**dataclasses.asdict(self), "prefills": self.prefills, "decode_forwards": self.decode_forwards}
 
 
-def estimate_work(config, expected_documents: int, *, device=None, self_filter: bool | None = None) -> Work:
+def estimate_work(config, expected_documents: int, *, device=None, self_filter: bool | None = None,
+                  profile=None) -> Work:
     """The work of a DP-SynRAG build of ``config`` on a declared ``expected_documents`` documents (with
     ``synthesis="phrases"`` no prediction prefill, decode forward or public row: the phrase release runs no model).
 
+    With ``profile`` the counts are INPUT's (owner-only): N its documents; LLM keyword prompts the distinct texts
+    of each chunk; member rows at most D·L and a batch's member prompt forwards at most D (an identical prompt is
+    computed once); the embeddings at the texts' own widths (:attr:`Work.embed_width_ratio`).
+
     Args:
         config: a :class:`~dpsynrag.pipeline.config.BuildConfig`.
-        expected_documents: N >= 1, a public, declared size (never the private count).
+        expected_documents: N >= 1, a public, declared size (never the private count); ignored with ``profile``.
         device: the model's device (sets the engine's rows per decode forward; None: CPU).
         self_filter: whether a self-filter runs (None: ``config.self_filter``).
+        profile: an :class:`~dpsynrag.commands.input_profile.InputProfile` of INPUT (``--measure-input``), or None.
 
     Raises:
         ConfigError: ``expected_documents`` is not an integer >= 1.
@@ -189,7 +202,8 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
     from dpsynrag.pipeline.build import resolve_public_prompt
     from dpsynrag.pipeline.prompts import KEYWORD_SLOT
 
-    n = check_int("--expected-documents", expected_documents)
+    n = check_int("--expected-documents", expected_documents if profile is None else max(1, profile.documents))
+    distinct = None if profile is None else max(1, profile.distinct)
     device = torch.device("cpu") if device is None else torch.device(device)
     clusters = config.R
     if config.open_vocabulary:  # at most N·K votes, a keyword released above the threshold
@@ -199,10 +213,14 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
     if config.batch_size is not None:  # generate_greedy: forwards of min(batch_size, the device's rows)
         kw_rows = min(config.batch_size, kw_rows)
     llm = config.extractor == "llm"
-    kw_prefills, kw_decode = (keyword_forwards(n, max_new_tokens=KEYWORD_TOKENS_PER_K * config.K,
-                                               step_rows=default_step_rows(device), batch_size=config.batch_size)
-                              if llm else (0, 0))
-    most = n * config.L_effective
+    kw_prefills = kw_decode = 0
+    if llm:  # with INPUT's profile: each chunk's distinct texts (computed once a chunk), one public prefix in all
+        chunks = [(n, None)] if profile is None else [(d, max(1, d)) for d in profile.chunk_distinct]
+        for documents, chunk in chunks:
+            prefills, decode = keyword_forwards(documents, max_new_tokens=KEYWORD_TOKENS_PER_K * config.K, chunk=chunk,
+                                                step_rows=default_step_rows(device), batch_size=config.batch_size)
+            kw_prefills, kw_decode = kw_prefills + prefills - (kw_prefills > 0), kw_decode + decode
+    most = min(n, distinct or n) * config.L_effective
     members = min(clusters * config.k, most) if config.outlier_removal else most
     public = texts if config.uses_public_prompt else 0
     step_rows = default_step_rows(device, expected_rows=config.R * config.k)
@@ -213,7 +231,8 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
         per_text = [members // texts + (t < members % texts) for t in range(texts)]  # spread evenly
         prefills, decode = prediction_forwards(
             per_text, public_row=bool(public), batches=config.prediction_checkpoints, steps=config.T_effective,
-            step_rows=step_rows,
+            step_rows=step_rows, distinct_prompts=None if distinct is None else distinct * (
+                config.L_effective if KEYWORD_SLOT in (config.rephrase_prompt or "") else 1),  # {keyword}: one per cluster
             public_per_cluster=KEYWORD_SLOT in (resolve_public_prompt(config) or ""))
     else:
         public = 0
@@ -227,7 +246,8 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
         member_rows=members, member_rows_max=most, public_rows=public,
         member_token_evaluations=prediction_members * config.T_effective, prediction_prefills=prefills,
         prediction_decode_forwards=decode, filter_forwards=filters, step_rows=step_rows, keyword_step_rows=kw_rows,
-        embed_rows=embed_rows(device),
+        embed_rows=embed_rows(device), distinct_documents=None if profile is None else profile.distinct,
+        embed_width_ratio=1.0 if profile is None else profile.embed_width_ratio,
     )
 
 
@@ -290,11 +310,12 @@ def time_model(lm, embedder, config, work: Work, *, repeats: int = 3, load_s: fl
     embedder's forward of ``work.embed_rows`` fillers, and the rarity extractor and the PII pass over
     public words as long as the filler when they run.
     """
+    from dpsynrag.commands.input_profile import probe_filler
     from dpsynrag.models.engine import GROUP_ROWS
     from dpsynrag.pipeline.prompts import REPHRASE_PROMPT, render_rephrase, rephrase_prefix_template
 
     template = getattr(config, "rephrase_prompt", None) or REPHRASE_PROMPT
-    filler = lm.truncate(" ".join(["the"] * config.max_document_tokens), config.max_document_tokens)
+    filler = probe_filler(lm, config.max_document_tokens)
     prompt = lm.chat_prompt(render_rephrase(template, filler, keyword="the"))
     ids, prefix = lm.encode(prompt), lm.public_prefix(rephrase_prefix_template(template))
     lm.next_token_logits([prompt], public_prefix=prefix)  # warm-up (and the public prefix's keys/values)
@@ -375,8 +396,14 @@ def estimate_seconds(work: Work, timing: Timing) -> float:
     their step time + embeddings × embed_s + PII-pass documents × pii_s + rarity-extractor documents ×
     keyword_doc_s (model loading and file reading not included)."""
     return (work.prefills * timing.prefill_s + work.prediction_decode_forwards * timing.step_s
-            + work.keyword_decode_forwards * timing.keyword_step_s + work.embeddings * timing.embed_s
+            + work.keyword_decode_forwards * timing.keyword_step_s + embedding_seconds(work, timing)
             + work.pii_documents * timing.pii_s + work.keyword_documents * timing.keyword_doc_s)
+
+
+def embedding_seconds(work: Work, timing: Timing) -> float:
+    """Seconds of the embeddings: the outlier removal's texts at :attr:`Work.embed_width_ratio` of the probe's
+    time per text, the index's texts at the probe's."""
+    return ((work.embeddings - work.texts) * work.embed_width_ratio + work.texts) * timing.embed_s
 
 
 def minutes(seconds: float) -> str:
@@ -408,7 +435,9 @@ def stage_work(work: Work, timing: Timing | None = None, config=None) -> list[tu
         rows.append(("keyword extraction", f"{extractor} extractor: no model work ({work.keyword_documents} documents)",
                      work.keyword_documents * t.keyword_doc_s))
     rows.append(("embeddings", f"{work.embeddings} texts: {work.embed_forwards} forwards of {work.embed_rows} for the "
-                 f"outlier removal, {work.texts} for the index", work.embeddings * t.embed_s))
+                 f"outlier removal, {work.texts} for the index"
+                 + (f"; the documents' mean width {work.embed_width_ratio:.2f} of the full cut's"
+                    if work.distinct_documents is not None else ""), embedding_seconds(work, t)))
     clusters = f"{work.clusters} clusters (the most the plan allows), {work.texts} texts"
     if getattr(config, "synthesis", "prediction") == "phrases":
         rows.append(("phrase release", f"{clusters}: no model work", 0.0))
@@ -428,7 +457,10 @@ def work_table(work: Work, timing: Timing | None = None, config=None):
     """A rich table of :func:`stage_work` (with ``timing``, the time of each stage and the total)."""
     from rich.table import Table
 
-    table = Table(title=f"Work for {work.expected_documents} documents (declared; estimates)")
+    table = Table(title=f"Work for {work.expected_documents} documents (declared; estimates)"
+                  if work.distinct_documents is None else
+                  f"Work for the {work.expected_documents} documents of INPUT, {work.distinct_documents} distinct after "
+                  "redaction and the cut (owner-only counts of the private data: do not publish; estimates)")
     table.add_column("stage")
     table.add_column("model work")
     if timing is not None:
@@ -441,13 +473,18 @@ def work_table(work: Work, timing: Timing | None = None, config=None):
     return table
 
 
-def timing_note(timing: Timing) -> str:
-    """How the estimate was made (one line)."""
+def timing_note(timing: Timing, work: Work | None = None) -> str:
+    """How the estimate was made (one line); ``work``: the counted work (whether its counts are INPUT's)."""
+    counted = ("Counted at the most clusters the plan allows, distinct documents of the full --max-document-tokens "
+               "and every decode step: a histogram that releases fewer keywords, shorter or repeated documents (a "
+               "repeated prompt is computed once)")
+    if work is not None and work.distinct_documents is not None:
+        counted = ("Counted on INPUT's documents (their distinct texts after redaction and the cut, their widths in the "
+                   "embedder; prompt forwards at the full cut) at the most clusters the plan allows and every decode "
+                   "step: a histogram that releases fewer keywords, clusters of fewer distinct texts")
     return (f"estimated from a timing on this machine: one prompt forward {timing.prefill_s * 1e3:.0f} ms, "
             f"one decode forward {timing.step_s * 1e3:.0f} ms, one embedding {timing.embed_s * 1e3:.0f} ms"
             + (f", the PII pass over one document {timing.pii_s * 1e3:.0f} ms" if timing.pii_s else "")
             + f" (public filler text at the build's shapes; model loading {timing.load_s:.0f} s, not included). "
-            "Counted at the most clusters the plan allows, distinct documents of the full --max-document-tokens "
-            "and every decode step: a histogram that releases fewer keywords, shorter or repeated documents (a "
-            "repeated prompt is computed once) and texts that end early make the build faster; other work on the "
+            + counted + " and texts that end early make the build faster; other work on the "
             "machine makes it slower. The private-prediction bar's time left counts the clusters released.")

@@ -86,7 +86,7 @@ def task_folder_documents(path: Path, task_name: str | None, identifier_fields: 
     return task.load_database(path)
 
 
-def _documents(values: dict[str, Any], identifier_fields: tuple[str, ...], max_chars: int):
+def input_documents(values: dict[str, Any], identifier_fields: tuple[str, ...], max_chars: int):
     """The input as a build reads it: a file in a stream, or a task's data folder with ``--task``."""
     path: Path = values["input"]
     if path.is_dir():
@@ -140,7 +140,7 @@ def redact_command(
             pii = PIIRedactor(placeholder, entities=fields["pii_entities"], allow=fields["pii_allow"] or (),
                               model=fields["pii_model"])
         identifier_fields = tuple(values["identifier_field"] or ())
-        documents = RedactedDocuments(_documents(values, identifier_fields, max_document_chars(tokens)), placeholder,
+        documents = RedactedDocuments(input_documents(values, identifier_fields, max_document_chars(tokens)), placeholder,
                                       identifiers=bool(identifier_fields), pii=pii)
         for i, document in enumerate(documents):
             if i < preview:

@@ -143,6 +143,17 @@ class Embedder:
         ids = self.model.tokenizer(texts, add_special_tokens=True, truncation=False, verbose=False)["input_ids"]
         return sum(len(row) > limit for row in ids)
 
+    def bucket_width(self, text: str) -> int:
+        """Tokens :meth:`encode_private` pads ``text`` to (its bucket width: its token count, special tokens
+        included, cut to :attr:`max_tokens` and rounded up to a multiple of :data:`EMBED_BUCKET_TOKENS`); a
+        forward's time grows with it. ``build --dry-run --measure-input`` averages it over the documents."""
+        return _bucket(int(self._tokenize([text])["input_ids"].shape[1]), self.max_tokens)
+
+    @property
+    def _tokenize(self):
+        """The model's tokenization of a list of texts (sentence-transformers 6: ``preprocess``; 5: ``tokenize``)."""
+        return getattr(self.model, "preprocess", None) or self.model.tokenize
+
     def encode(self, texts: Sequence[str], *, batch_size: int = 1, progress: bool = False) -> np.ndarray:
         """Embed texts.
 
@@ -212,8 +223,7 @@ class Embedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        tokenize = getattr(self.model, "preprocess", None) or self.model.tokenize  # sentence-transformers 6 / 5
-        features = [tokenize([t]) for t in texts]  # each text alone
+        features = [self._tokenize([t]) for t in texts]  # each text alone
         width = [_bucket(int(f["input_ids"].shape[1]), self.max_tokens) for f in features]
         pad = getattr(self.model.tokenizer, "pad_token_id", None) or 0
         by_width: dict[int, list[int]] = {}

@@ -43,7 +43,7 @@ def keyword_forwards(documents: int, *, max_new_tokens: int, step_rows: int, bat
 
 
 def prediction_forwards(member_rows: list[int], *, public_row: bool, public_per_cluster: bool, batches: int,
-                        steps: int, step_rows: int) -> tuple[int, int]:
+                        steps: int, step_rows: int, distinct_prompts: int | None = None) -> tuple[int, int]:
     """``(prompt forwards, decode forwards)`` of private prediction (:func:`~dpsynrag.pipeline.build.
     private_prediction`) when no text ends before ``steps`` tokens.
 
@@ -56,6 +56,9 @@ def prediction_forwards(member_rows: list[int], *, public_row: bool, public_per_
             (:meth:`~dpsynrag.pipeline.checkpoint.BuildCheckpoint.predict`).
         steps: tokens per text (T); the first comes from the prompt forwards.
         step_rows: rows of every decode forward.
+        distinct_prompts: the most distinct member prompts the collection can give, when known (owner-only, from
+            :class:`~dpsynrag.commands.input_profile.InputProfile`): a batch computes an identical prompt once, so
+            its member prompt forwards are at most this many. None: every member prompt distinct.
 
     A batch runs one prompt forward per member prompt (an upper bound: a document in two clusters of a batch
     is read once) and per distinct public prompt, and ``steps − 1`` steps of ⌈rows / step_rows⌉ forwards; the
@@ -70,7 +73,8 @@ def prediction_forwards(member_rows: list[int], *, public_row: bool, public_per_
         publics = len(part) if public_row else 0
         rows = sum(part) + publics
         if rows:
-            prefills += sum(part) + (publics if public_per_cluster else min(1, publics))
+            members = sum(part) if distinct_prompts is None else min(sum(part), distinct_prompts)
+            prefills += members + (publics if public_per_cluster else min(1, publics))
             decode += (steps - 1) * math.ceil(rows / step_rows)
     return prefills + (1 if any(member_rows) else 0), decode
 
