@@ -440,3 +440,36 @@ def test_offline_smollm2_default_loads_and_generates():
     ).generate([[rephrase] * 3, []], accs)
     assert len(texts) == 2 and all(isinstance(t, str) for t in texts)
     assert all(len(a.ledger) == 6 for a in accs)
+
+
+def test_greedy_batches_follow_the_memory_budget(tiny_lm, monkeypatch):
+    """Issue 44: ``--memory-budget-gb`` reaches greedy generation (the LLM keyword extractor): a budget that holds
+    one row runs each distinct prompt in its own batch, the default budget all 10 in one; the outputs are the same."""
+    from dpsynrag.models import engine
+    from dpsynrag.models.lm import greedy_batch_rows
+
+    prompts = [tiny_lm.chat_prompt(f"the patient has {w}") for w in
+               ["fever", "cough", "rash", "flu", "pain", "drug", "dose", "rest", "blood", "heart"]]
+    batches = []
+    init = engine.RowBatch.__init__
+    monkeypatch.setattr(engine.RowBatch, "__init__", lambda self, *a, **k: batches.append(1) or init(self, *a, **k))
+    width = max(len(tiny_lm.encode(p)) for p in prompts)
+    per_row = (width + 6) * tiny_lm.kv_bytes_per_token() + 3 * 4 * tiny_lm.model_vocab_size
+    one_row = 1.5 * per_row / 2**30
+    assert greedy_batch_rows(width, 6, tiny_lm.kv_bytes_per_token(), tiny_lm.model_vocab_size, step_rows=32,
+                             budget_gb=one_row) == 1
+    small = tiny_lm.generate_greedy(prompts, max_new_tokens=6, memory_budget_gb=one_row)
+    assert len(batches) == 10
+    batches.clear()
+    assert tiny_lm.generate_greedy(prompts, max_new_tokens=6) == small and len(batches) == 1
+
+
+def test_the_keyword_extractor_passes_the_build_budget_on(tiny_lm, monkeypatch):
+    from dpsynrag.pipeline.ray_stages import KeywordSpec, shard_keyword_sets
+
+    seen = []
+    greedy = type(tiny_lm).generate_greedy
+    monkeypatch.setattr(type(tiny_lm), "generate_greedy",
+                        lambda self, prompts, **k: seen.append(k["memory_budget_gb"]) or greedy(self, prompts, **k))
+    spec = KeywordSpec("llm", 2, None, "en", None, frozenset(), None, 0.25)
+    assert len(shard_keyword_sets(spec, [("the patient has fever", ())], lm=tiny_lm)) == 1 and seen == [0.25]

@@ -252,6 +252,7 @@ class LanguageModel:
         stop_strings: Sequence[str] | None = None,
         public_prefix: Sequence[int] | None = None,
         on_batch: Callable[[int], None] | None = None,
+        memory_budget_gb: float | None = None,
     ) -> list[str]:
         """Greedy continuations of rendered prompts (keyword extraction, self-filtering, answering).
 
@@ -277,6 +278,9 @@ class LanguageModel:
                 computed once and reused by the prompts that start with it; None: no reuse.
             on_batch: called after each batch with the number of prompts it finished, repeats of a
                 prompt included (the calls add up to ``len(prompts)``; a caller's progress display).
+            memory_budget_gb: the budget (GB) a batch's keys/values and logits fit in without ``batch_size``
+                (``--memory-budget-gb``); None: :func:`~dpsynrag.models.loading.memory_budget` of the device. A
+                size only: each prompt's output is the same at any budget.
 
         Returns:
             The new text of each prompt (special tokens removed), in the order of ``prompts``.
@@ -300,7 +304,7 @@ class LanguageModel:
         if batch_size is None:
             batch_size = greedy_batch_rows(max(len(p) for p in uniq), max_new_tokens, self.kv_bytes_per_token(),
                                            self.model_vocab_size, step_rows=step_rows,
-                                           budget_gb=memory_budget(None, self.device))
+                                           budget_gb=memory_budget(memory_budget_gb, self.device))
         else:
             step_rows = min(batch_size, step_rows)  # public: given by the caller
         order = sorted(range(len(uniq)), key=lambda i: len(uniq[i]))

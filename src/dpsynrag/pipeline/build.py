@@ -212,7 +212,8 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         # the public strings' words (--pii-allow: the company's name...) neither: in most documents, no topic
         placeholder = config.identifier_placeholder if config.redact_identifiers or config.redact_pii else None
         spec = KeywordSpec(config.extractor, config.K, config.batch_size, config.language, placeholder,
-                           excluded_words((), placeholder, config.language, public=config.pii_allow), vocab_set)
+                           excluded_words((), placeholder, config.language, public=config.pii_allow), vocab_set,
+                           config.memory_budget_gb)
         pairs = ((d.text, d.identifiers) for d in documents)
         doc_keywords = (shard_keyword_sets(spec, pairs, lm=lm, on_progress=display.update) if pool is None
                         else pool.keyword_sets(spec, pairs, on_progress=display.update))  # int ids, not strings

@@ -142,7 +142,7 @@ class BuildConfig(GenerationConfig):
     docs/gpu.md): the models' device (None: CUDA when available, else CPU) and the language model's dtype
     (None: float32 on CPU, bfloat16 on CUDA); on CUDA the deterministic settings of
     :func:`~dpsynrag.models.loading.enforce_deterministic` are applied. ``memory_budget_gb`` bounds one batch
-    of private prediction's keys/values and logits (None: :func:`~dpsynrag.models.loading.memory_budget` of
+    of private prediction's (and of LLM keyword extraction's) keys/values and logits (None: :func:`~dpsynrag.models.loading.memory_budget` of
     the device: 2 GB on CPU, half the GPU's free memory, at most 64 GB). None of them changes a privacy
     parameter; the memory budget does not change a seeded build's texts (the batch-invariant engine).
 

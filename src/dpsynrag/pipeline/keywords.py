@@ -70,12 +70,14 @@ class LLMKeywordExtractor(KeywordExtractor):
         batch_size: prompts per generation batch (None: the model's default).
         max_new_tokens: generation length (default 6·K tokens, room for K words and separators).
         language: the documents' language (:func:`check_language`); the answer is split into words with it.
+        memory_budget_gb: the budget of a generation batch without ``batch_size`` (``--memory-budget-gb``;
+            None: the device's default, :func:`~dpsynrag.models.loading.memory_budget`).
     """
 
     name = "llm"
 
     def __init__(self, lm, *, K: int, batch_size: int | None = None, max_new_tokens: int | None = None,
-                 language: str = DEFAULT_LANGUAGE):
+                 language: str = DEFAULT_LANGUAGE, memory_budget_gb: float | None = None):
         if isinstance(K, bool) or not isinstance(K, int) or K < 1:
             raise ConfigError(f"`K` must be an integer >= 1. Found {K!r}.")
         self.language = check_language(language)
@@ -83,6 +85,7 @@ class LLMKeywordExtractor(KeywordExtractor):
         self.K = K
         self.batch_size = batch_size
         self.max_new_tokens = max_new_tokens or 6 * K
+        self.memory_budget_gb = memory_budget_gb
 
     def extract(self, documents, *, progress=False, on_progress=None):
         prompts = [self.lm.chat_prompt(KEYWORD_PROMPT.format(K=self.K, document=d)) for d in documents]
@@ -91,7 +94,7 @@ class LLMKeywordExtractor(KeywordExtractor):
         prefix = self.lm.public_prefix(KEYWORD_PROMPT.format(K=self.K, document="{document}"))
         answers = self.lm.generate_greedy(
             prompts, max_new_tokens=self.max_new_tokens, batch_size=self.batch_size, progress=progress,
-            public_prefix=prefix, on_batch=on_progress,
+            public_prefix=prefix, on_batch=on_progress, memory_budget_gb=self.memory_budget_gb,
         )
         return [candidate_words(answer, self.language) for answer in answers]
 
@@ -273,9 +276,11 @@ def extract_keyword_sets(
 
 
 def make_extractor(
-    kind: str, *, lm=None, K: int = 10, batch_size: int | None = None, language: str = DEFAULT_LANGUAGE
+    kind: str, *, lm=None, K: int = 10, batch_size: int | None = None, language: str = DEFAULT_LANGUAGE,
+    memory_budget_gb: float | None = None,
 ) -> KeywordExtractor:
-    """An extractor by name: "llm" (needs ``lm``) or "rarity", for documents in ``language``.
+    """An extractor by name: "llm" (needs ``lm``; ``memory_budget_gb`` its batches' budget) or "rarity", for
+    documents in ``language``.
 
     Raises:
         ConfigError: on an unknown name or language, or "llm" without a model.
@@ -283,7 +288,7 @@ def make_extractor(
     if kind == "llm":
         if lm is None:
             raise ConfigError("the 'llm' keyword extractor needs a language model.")
-        return LLMKeywordExtractor(lm, K=K, batch_size=batch_size, language=language)
+        return LLMKeywordExtractor(lm, K=K, batch_size=batch_size, language=language, memory_budget_gb=memory_budget_gb)
     if kind == "rarity":
         return RarityKeywordExtractor(language)
     raise ConfigError(f"`extractor` must be 'llm' or 'rarity'. Found {kind!r}.")

@@ -73,6 +73,7 @@ class KeywordSpec:
         placeholder: the redaction placeholder removed from the text the extractor reads (None: none).
         public: lower-case public words never keywords (the placeholder's, ``--pii-allow``'s).
         vocabulary: the public vocabulary (None: open vocabulary).
+        memory_budget_gb: the LLM extractor's batch budget (``--memory-budget-gb``; None: the device's default).
     """
 
     extractor: str
@@ -82,6 +83,7 @@ class KeywordSpec:
     placeholder: str | None
     public: frozenset
     vocabulary: frozenset | None
+    memory_budget_gb: float | None = None
 
 
 def shard_keyword_sets(spec: KeywordSpec, shard: Iterable[tuple[str, Sequence[str]]], lm=None,
@@ -95,7 +97,8 @@ def shard_keyword_sets(spec: KeywordSpec, shard: Iterable[tuple[str, Sequence[st
     from dpsynrag.data.words import excluded_words, keyword_view
     from dpsynrag.pipeline.keywords import extract_keyword_sets, make_extractor
 
-    extractor = make_extractor(spec.extractor, lm=lm, K=spec.K, batch_size=spec.batch_size, language=spec.language)
+    extractor = make_extractor(spec.extractor, lm=lm, K=spec.K, batch_size=spec.batch_size, language=spec.language,
+                               memory_budget_gb=spec.memory_budget_gb)
     held: deque = deque()  # the identifier values of the texts read but not yet capped (one chunk at most)
 
     def views():
