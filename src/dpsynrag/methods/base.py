@@ -34,8 +34,8 @@ COMMAND_FLAGS = frozenset((
     "--canaries", "--canary-template", "--confidence", "--conversion", "--delta", "--documents", "--dry-run",
     "--embedder", "--epsilon", "--epsilons", "--expected-documents", "--extend", "--filter-prompt", "--guesses-in",
     "--guesses-out", "--help", "--id-field", "--identifier-field", "--identifier-placeholder", "--input", "--json",
-    "--ledger", "--lifetime-epsilon", "--max-document-tokens", "--method", "--model", "--no-self-filter", "--out",
-    "--overwrite", "--pii-allow", "--pii-allow-file", "--pii-entities", "--pii-model", "--preset", "--redact-pii",
+    "--ledger", "--lifetime-epsilon", "--max-document-tokens", "--measure-input", "--method", "--model",
+    "--no-self-filter", "--out", "--overwrite", "--pii-allow", "--pii-allow-file", "--pii-entities", "--pii-model", "--preset", "--redact-pii",
     "--seed", "--task", "--text-field", "--threads", "--yes",
 ))
 """The flags (and argument names) that ``build``, ``budget`` and ``audit`` take themselves: no method option may
