@@ -35,8 +35,8 @@ COMMAND_FLAGS = frozenset((
     "--embedder", "--epsilon", "--epsilons", "--expected-documents", "--extend", "--filter-prompt", "--guesses-in",
     "--guesses-out", "--help", "--id-field", "--identifier-field", "--identifier-placeholder", "--input", "--json",
     "--ledger", "--lifetime-epsilon", "--max-document-tokens", "--measure-input", "--method", "--model",
-    "--no-self-filter", "--out", "--overwrite", "--pii-allow", "--pii-allow-file", "--pii-entities", "--pii-model", "--preset", "--redact-pii",
-    "--seed", "--task", "--text-field", "--threads", "--yes",
+    "--no-self-filter", "--out", "--overwrite", "--pii-allow", "--pii-allow-file", "--pii-entities", "--pii-model",
+    "--preset", "--redact-pii", "--seed", "--task", "--text-field", "--threads", "--yes",
 ))
 """The flags (and argument names) that ``build``, ``budget`` and ``audit`` take themselves: no method option may
 use one (:func:`~dpsynrag.methods.register` refuses it; ``tests/test_method_options.py`` keeps the set whole)."""
