@@ -414,14 +414,26 @@ def test_a_dry_run_can_count_the_work_on_input_for_the_owner(tmp_path, no_gpu, l
     assert ("Work for the 24 documents of INPUT, 1 distinct after redaction and the cut (owner-only counts of the "
             "private data: do not publish; estimates)") in out
     assert "dry run: INPUT read for the owner-only counts above, nothing spent, nothing written." in out
-    assert not (tmp_path / "c").exists() and not (tmp_path / "led").exists()
+    assert not (tmp_path / "c").exists() and not (tmp_path / "led").exists() and "Calibrated parameters" in out
     work = counted[-1]
     assert (work.expected_documents, work.distinct_documents, work.member_rows) == (24, 1, 1)  # D·L, L = 1
-    for extra, message in [([], "use it with --dry-run and without --expected-documents"),
-                           (["--dry-run", "--expected-documents", "24"], "without --expected-documents"),
-                           (["--dry-run", "--method", "dp-synth"], "for --method dp-synrag only, not dp-synth")]:
-        result = runner.invoke(app, [*base, "--measure-input", *extra])
+    # what the estimate does not count is said: a memory budget below one decoding row, and Ray's workers
+    result = runner.invoke(app, [*base, "--dry-run", "--measure-input", "--memory-budget-gb", "1e-9", "--ray"])
+    assert result.exit_code == 0, result.output
+    assert "warning: --memory-budget-gb 1e-09 cannot hold one decoding row" in _out(result)
+    assert "The estimate above does not count that." in _out(result)
+    assert "--ray: the estimate is for this one process" in _out(result)
+    assert "cannot hold one decoding row" not in _out(runner.invoke(app, [*base, "--dry-run", "--measure-input"]))
+    missing = [*base[:1], str(tmp_path / "none.jsonl"), *base[2:]]
+    for args, message in [([*base, "--measure-input"], "use it with --dry-run and without --expected-documents"),
+                          ([*base, "--measure-input", "--dry-run", "--expected-documents", "24"],
+                           "without --expected-documents"),
+                          ([*base, "--measure-input", "--dry-run", "--method", "dp-synth"],
+                           "for --method dp-synrag only, not dp-synth"),
+                          ([*missing, "--measure-input", "--dry-run"], "none.jsonl does not exist")]:
+        result = runner.invoke(app, args)
         assert result.exit_code == 2 and message in _out(result), result.output
+        assert "Calibrated parameters" not in result.output  # refused before the plan is printed
         assert not (tmp_path / "c").exists() and not (tmp_path / "led").exists()
 
 

@@ -78,3 +78,21 @@ def test_dry_run_before_the_file_exists_says_its_fields_were_not_checked(tmp_pat
     assert result.exit_code == 0, result.output
     assert "does not exist (yet): its fields were not checked." in result.output
     assert "dry run: no data read, nothing spent, nothing written." in result.output
+
+
+@pytest.mark.parametrize("content, name", [("", "empty.jsonl"), ("\n  \n", "blank.jsonl"), ("", "empty.csv")])
+def test_a_file_without_rows_is_said_to_have_no_documents(tmp_path, content, name):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(DataError, match=rf"{name}: no documents found in .* \(the file has no data rows\)"):
+        check_fields(path, {"--text-field": "text"})
+    (tmp_path / "first.jsonl").write_text("{}\n", encoding="utf-8")  # a row without fields is not "no rows"
+    with pytest.raises(DataError, match=r"no field 'text' \(--text-field\); the file's fields: \(none\)\."):
+        check_fields(tmp_path / "first.jsonl", {"--text-field": "text"})
+
+
+def test_a_corrupt_parquet_file_is_one_clear_error(tmp_path):
+    path = tmp_path / "bank.parquet"
+    path.write_bytes(b"not parquet at all")
+    with pytest.raises(DataError, match=r"bank.parquet: not a readable Parquet file"):
+        field_names(path)

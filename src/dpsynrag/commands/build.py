@@ -235,9 +235,9 @@ class BuildCommand(RegistryCommand):
         ledger, charged_after = None, None  # a failure after the ledger charged this build says so
         try:
             identifier_fields = tuple(values["identifier_field"] or ())
-            check_measure_input(values)
             redaction = redaction_fields(values)
             method = choose_method(values["method"], self.choices())
+            check_measure_input(values, method)
             flags = {o.field: o.flag for o in method.options if not o.build_only}
             offered = method_options(self.choices(), build=True)
             _, build_options = method_fields(ctx, values, method, offered)

@@ -33,16 +33,22 @@ def check_input_fields(values: dict, config, identifier_fields: tuple[str, ...])
     return "INPUT's field names checked (no document read)"
 
 
-def check_measure_input(values: dict[str, Any]) -> None:
-    """``--measure-input`` goes with ``--dry-run`` and without ``--expected-documents`` (checked first: a
-    misuse stops before any ledger is opened or model loaded).
+def check_measure_input(values: dict[str, Any], method: Method) -> None:
+    """``--measure-input`` goes with ``--dry-run``, without ``--expected-documents``, for DP-SynRAG, on an INPUT
+    that exists (checked first: a misuse stops before the plan is printed, a ledger opened or a model loaded).
 
     Raises:
         ConfigError: it does not.
     """
-    if values.get("measure_input") and (not values["dry_run"] or values["expected_documents"] is not None):
+    if not values.get("measure_input"):
+        return
+    if not values["dry_run"] or values["expected_documents"] is not None:
         raise ConfigError("--measure-input counts the work on INPUT's own documents in a dry run: use it with "
                           "--dry-run and without --expected-documents.")
+    if method.name != "dp-synrag":
+        raise ConfigError(f"--measure-input: the work is estimated for --method dp-synrag only, not {method.name}.")
+    if not values["input"].exists():
+        raise ConfigError(f"--measure-input: {values['input']} does not exist.")
 
 
 def _profile(values: dict[str, Any], config, identifier_fields: tuple[str, ...], lm, embedder):
@@ -55,13 +61,27 @@ def _profile(values: dict[str, Any], config, identifier_fields: tuple[str, ...],
     from dpsynrag.commands.redact import input_documents
     from dpsynrag.data.io import max_document_chars
 
-    if not values["input"].exists():
-        raise ConfigError(f"--measure-input: {values['input']} does not exist.")
     documents = input_documents(values, identifier_fields, max_document_chars(config.max_document_tokens))
     columns = (TextColumn("reading INPUT (owner-only counts)"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err_console, transient=True) as bar:
         task = bar.add_task("read", total=len(documents) if hasattr(documents, "__len__") else None)
         return measure_input(documents, config, lm, embedder, on_document=lambda: bar.advance(task))
+
+
+def _say_slower(config, lm, values: dict[str, Any]) -> None:
+    """What the estimate does not count, said after it: a ``--memory-budget-gb`` below one decoding row (every
+    batch then holds one cluster, several times slower: :func:`~dpsynrag.models.loading.small_budget_warning`,
+    public sizes only), and ``--ray`` (the estimate is one process's)."""
+    from dpsynrag.commands.common import err_console
+    from dpsynrag.models.loading import decoding_row_bytes, memory_budget, small_budget_warning
+
+    row = decoding_row_bytes(lm, config.max_document_tokens, config.calibrate().T)  # as private prediction's
+    warning = small_budget_warning(memory_budget(config.memory_budget_gb, lm.device), row)
+    if warning and config.synthesis != "phrases":
+        err_console.print(f"[bold yellow]warning:[/] {warning} The estimate above does not count that.")
+    if values.get("ray"):
+        console.print("--ray: the estimate is for this one process; the per-document stages and private prediction "
+                      "run on the Ray workers (docs/scale.md).")
 
 
 def estimate(config, method: Method, values: dict[str, Any], *, filter_prompt: str | None, dry_run: bool,
@@ -73,8 +93,7 @@ def estimate(config, method: Method, values: dict[str, Any], *, filter_prompt: s
     refused here (:func:`~dpsynrag.pipeline.context.check_context`, public numbers only), so a dry run says so too.
 
     Raises:
-        ConfigError: a stage's longest prompt exceeds the model's positions; ``--measure-input`` for another
-            method than DP-SynRAG.
+        ConfigError: a stage's longest prompt exceeds the model's positions.
     """
     from dpsynrag.commands.common import err_console
     from dpsynrag.commands.plan import (SLOW_BUILD_S, estimate_seconds, estimate_work, minutes, time_model,
@@ -83,8 +102,6 @@ def estimate(config, method: Method, values: dict[str, Any], *, filter_prompt: s
 
     expected, measure = values["expected_documents"], values.get("measure_input", False)
     if not isinstance(config, BuildConfig):
-        if measure:
-            raise ConfigError(f"--measure-input: the work is estimated for --method dp-synrag only, not {method.name}.")
         if expected is not None:
             console.print(f"work: estimated for --method dp-synrag only, not {method.name}.")
         return None, None
@@ -115,6 +132,7 @@ def estimate(config, method: Method, values: dict[str, Any], *, filter_prompt: s
     timing = time_model(lm, embedder, config, work, load_s=load_s)
     console.print(work_table(work, timing, config))
     console.print(timing_note(timing, work))
+    _say_slower(config, lm, values)
     seconds = estimate_seconds(work, timing)
     if not dry_run and seconds > SLOW_BUILD_S:
         err_console.print(f"[bold yellow]warning:[/] this build is estimated to take {minutes(seconds)} on this "

@@ -210,12 +210,22 @@ def check_fields(path: str | os.PathLike[str], fields: Mapping[str, str | Sequen
 
     file = _collection_file(path)
     names = field_names(file)
+    if not names and not _has_rows(file):
+        raise DataError(f"{file.name}: no documents found in {str(file)!r} (the file has no data rows).")
     for flag, wanted in fields.items():
         for name in (wanted,) if isinstance(wanted, str) else (wanted or ()):
             if name not in names:
                 raise DataError(f"{file.name}: no field {name!r} ({flag}); the file's fields: "
-                                f"{', '.join(names) or '(none: no rows)'}.")
+                                f"{', '.join(names) or '(none)'}.")
     return names
+
+
+def _has_rows(file: Path) -> bool:
+    """Whether a collection file whose field names are none (:func:`~dpsynrag.data.readers.field_names`) has a
+    row at all: a JSON-lines file whose first object is ``{}`` has; an empty file has not."""
+    from dpsynrag.data.readers import JSONL_EXTENSIONS, iter_json_rows
+
+    return file.suffix.lower() in JSONL_EXTENSIONS and next(iter(iter_json_rows(file)), None) is not None
 
 
 def _collection_file(path: str | os.PathLike[str]) -> Path:

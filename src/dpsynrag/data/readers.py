@@ -84,9 +84,7 @@ def field_names(file: Path) -> list[str]:
     """
     suffix = file.suffix.lower()
     if suffix in PARQUET_EXTENSIONS:
-        import pyarrow.parquet as pq
-
-        return list(pq.ParquetFile(file).schema_arrow.names)
+        return list(_parquet_file(file).schema_arrow.names)
     if suffix in CSV_EXTENSIONS:
         _raise_csv_field_limit()
         with open(file, "rb") as raw:
@@ -102,6 +100,20 @@ def field_names(file: Path) -> list[str]:
             return list(map(str, row.keys()))
         return []
     raise DataError(f"{file.name}: unsupported file type {file.suffix!r}; use one of {', '.join(SUPPORTED_EXTENSIONS)}.")
+
+
+def _parquet_file(file: Path):
+    """``file`` opened as a ``pyarrow.parquet.ParquetFile`` (its schema read, no row).
+
+    Raises:
+        DataError: it is not a readable Parquet file.
+    """
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(file)
+    except Exception as exc:  # pyarrow raises ArrowInvalid / OSError for non-Parquet content
+        raise DataError(f"{file.name}: not a readable Parquet file: {exc}.") from None
 
 
 def _starts_with_bracket(handle) -> bool:
@@ -263,12 +275,7 @@ def iter_parquet_rows(
     """The ``text_field`` (and ``id_field``, ``identifier_fields``) values of a Parquet file's rows, read in
     batches of 8,192 (a list column gives Python lists). ``max_chars``: a longer text is cut in Arrow (its
     digest read from Arrow's buffer), so it never becomes a whole Python string."""
-    import pyarrow.parquet as pq
-
-    try:
-        parquet = pq.ParquetFile(file)
-    except Exception as exc:  # pyarrow raises ArrowInvalid / OSError for non-Parquet content
-        raise DataError(f"{file.name}: not a readable Parquet file: {exc}.") from None
+    parquet = _parquet_file(file)
     available = list(parquet.schema_arrow.names)
     wanted = [text_field] + ([id_field] if id_field is not None else []) + list(identifier_fields)
     for name in wanted:

@@ -126,6 +126,12 @@ def memory_budget(gb: float | None, device: torch.device) -> float:
     return min(64.0, max(CPU_MEMORY_BUDGET_GB, free / 2 / 2**30))
 
 
+def decoding_row_bytes(lm, prompt_tokens: int, new_tokens: int) -> int:
+    """Bytes of one private-prediction decoding row, as the decoder's batch planner counts it: the keys/values of
+    ``prompt_tokens + new_tokens`` tokens of ``lm`` and its float32 logits and temporaries (3 · 4 · vocabulary)."""
+    return (prompt_tokens + new_tokens) * lm.kv_bytes_per_token() + 3 * 4 * lm.model_vocab_size
+
+
 def small_budget_warning(gb: float, row_bytes: float) -> str | None:
     """The owner's warning when a private-prediction memory budget of ``gb`` GB cannot hold one decoding row
     at the build's shapes (``row_bytes``: its keys/values over the longest prompt and T new tokens, plus its

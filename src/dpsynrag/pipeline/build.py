@@ -385,7 +385,7 @@ def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolT
     the decoding's public description, the rephrase template)."""
     config, cal, lm, progress, display = run.config, run.cal, run.lm, run.progress, run.display
     from dpsynrag.models import PrivatePredictionDecoder
-    from dpsynrag.models.loading import memory_budget, small_budget_warning
+    from dpsynrag.models.loading import decoding_row_bytes, memory_budget, small_budget_warning
     from dpsynrag.models.engine import GROUP_ROWS, default_step_rows
 
     # only the kept members' texts, read again from the input
@@ -399,8 +399,7 @@ def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolT
 
     public_prompt = resolve_public_prompt(config)
     budget = memory_budget(config.memory_budget_gb, lm.device)  # public: a size
-    # one row at the build's public shapes, as the decoder's planner counts it (keys/values, float32 logits x 3)
-    row = (config.max_document_tokens + cal.T) * lm.kv_bytes_per_token() + 3 * 4 * lm.model_vocab_size
+    row = decoding_row_bytes(lm, config.max_document_tokens, cal.T)  # at the build's public shapes
     if small_budget_warning(budget, row):
         display.say(f"warning: {small_budget_warning(budget, row)}")
     decoder_args = dict(
