@@ -82,6 +82,27 @@ def test_dp_ksa_closed_form(m, frac):
     assert epsilon_from_rho(plan.rho, DELTA - plan.delta) <= EPS
 
 
+@pytest.mark.parametrize("m, t", [(1, 10), (10, 32), (100, 116), (1000, 433)])
+def test_dp_ksa_default_voters_can_pass_the_test(m, t):
+    """Issue 53: at 16 voters the test needed a gap of 116 votes at m = 100 and never passed. The default M
+    is now max(16, t), t the least gap at which the test passes with probability 1/2 (t = 2 + z0 with
+    P[Lap_Z(2/eps_ptr) >= z0] <= delta_ptr), and each voter holds k keywords, so a unanimous ensemble's gap is M."""
+    cfg = DPKSAConfig(epsilon=EPS, delta=DELTA, queries=m)
+    cal = cfg.calibrate()
+    r = math.exp(-cal.epsilon_ptr / 2)
+    assert r ** (t - 2) / (1 + r) <= cal.delta_ptr < r ** (t - 3) / (1 + r)  # t is the least such gap
+    assert (cal.pass_gap, cfg.voters, cfg.keywords_per_voter) == (t, max(16, t), cfg.keywords)
+    assert cal.can_pass
+    few = DPKSAConfig(epsilon=EPS, delta=DELTA, queries=m, voters=t - 1, keywords_per_voter=5)
+    assert (few.voters, few.keywords_per_voter, few.calibrate().can_pass) == (t - 1, 5, False)
+
+
+def test_dp_ksa_warns_when_its_voters_cannot_pass(tiny_lm, emb):
+    cfg = DPKSAConfig(epsilon=EPS, delta=DELTA, queries=100, voters=16, max_new_tokens=2, voter_tokens=3)
+    with pytest.warns(UserWarning, match="needs a gap of 116 votes and 16 voters cannot reach it"):
+        DPKSASession(NOTES, cfg, lm=tiny_lm, embedder=emb, seed=0)
+
+
 def test_shards_depend_on_each_document_alone():
     texts = [f"note {i}" for i in range(200)]
     before = [shard_of(t, 8, "salt") for t in texts]

@@ -122,6 +122,22 @@ def test_ptr_releases_an_unstable_set_with_probability_below_delta_and_a_stable_
     assert out.count(("a",)) >= 195 and set(out) <= {("a",), None}
 
 
+def test_ptr_release_is_the_same_on_neighbours_whose_count_order_differs():
+    """Issue 53's pair: one voter drops "fever" (fever 40 / rash 40 / cough 39 -> fever 39 / rash 40 /
+    cough 39). The top-3 set is stable (gap 19), so a DP release must have the same law on both: ordered by
+    count, the two outputs were disjoint in every draw. Here t = 9 and the gap is 34, so a draw fails
+    the test with probability P[Z <= -25] < 1e-11 (Z ~ Lap_Z(2)): all 4,000 draws pass and must release
+    one and the same tuple."""
+    eps, delta = 2.0, 1e-3
+    first = {"fever": 40, "rash": 40, "cough": 39, "itch": 5}
+    second = {"fever": 39, "rash": 40, "cough": 39, "itch": 5}
+    assert top_k_gap(first, 3)[1] == top_k_gap(second, 3)[1] == 34 and ptr_pass_threshold(eps, delta) == 9
+    n = 2000
+    out = [{ptr_top_k(c, k=3, epsilon=eps, delta=delta, accountant=ZCDPAccountant(), random=SeededRandom(i))
+            for i in range(n)} for c in (first, second)]
+    assert out[0] == out[1] == {("cough", "fever", "rash")}
+
+
 def test_ptr_event_cost():
     e = ProposeTestReleaseEvent("ptr", epsilon=0.4, delta_value=1e-5)
     assert (e.rho, e.delta) == (pytest.approx(0.08), 1e-5)

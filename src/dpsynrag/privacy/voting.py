@@ -136,15 +136,20 @@ def ptr_top_k(counts: Mapping[str, int], *, k: int, epsilon: float, delta: float
     Charged before the draw as :class:`~dpsynrag.privacy.query_events.ProposeTestReleaseEvent`:
     δ-approximate ε²/2-zCDP (proof there).
 
+    Only the *set* is stable: when g >= 3 every neighbour has the same top-k keys, but their order by
+    count is not (fever 40 / rash 40 / cough 39 against fever 39 / rash 40 / cough 39 ranks them
+    differently). The keys are therefore returned in ascending key order, a public order that depends on
+    the set alone; ranked by count they would be disjoint outputs on neighbours, not DP for any δ < 1.
+
     Args:
         counts: {key: number of voters holding it}; each voter holds a key at most once.
         k: the number of keys released. epsilon: ε > 0 of the test. delta: δ in (0, 1).
 
     Returns:
-        The k keys (count descending, key ascending) or None when the test fails.
+        The k keys in ascending key order (never their count order), or None when the test fails.
     """
     t = ptr_pass_threshold(epsilon, delta)
     top, gap = top_k_gap(counts, k)
     accountant.compose(ProposeTestReleaseEvent(name=name, epsilon=float(epsilon), delta_value=float(delta)))
     noisy = gap + random.discrete_laplace(Fraction(2.0 / float(epsilon)))
-    return top if noisy >= t else None
+    return tuple(sorted(top)) if noisy >= t else None
