@@ -1,0 +1,1 @@
+"""One module per blind domain, each exposing ``generate(seed, n) -> dict`` (``../CONTRACT.md``)."""
