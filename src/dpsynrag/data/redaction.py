@@ -38,6 +38,7 @@ IDENTIFIER = "IDENTIFIER"
 _CJK_START = 0x2E80  # from here on (CJK, kana, hangul, ...) words are not separated by spaces
 _SEP = r"[\s\-./()]*"  # what may stand between two characters of a structured value
 _EMAIL = re.compile(r"[^\s@]+@[^\s@]+\.[^\s@]+")
+_URL = re.compile(r"(?:https?://)?(?:www\.)?(?P<rest>[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?:/\S*)?)", re.IGNORECASE)
 _PHONE = re.compile(r"(?:\+|00)?[\d\s\-./()]+")
 _ORDER = re.compile(r"([A-Za-z]{1,5})[\s\-#./:]*(\d{4,})")  # "ORD-123456": a short prefix, then the number
 _MIN_PHONE_DIGITS, _MAX_PHONE_DIGITS = 7, 15
@@ -87,6 +88,10 @@ def _matchers(value: str) -> tuple[tuple[re.Pattern, int | str], ...]:
     flags = re.IGNORECASE
     if _EMAIL.fullmatch(value):
         return ((re.compile(r"\s*@\s*".join(re.escape(p) for p in value.split("@")), flags), 0),)
+    url = _URL.fullmatch(value)
+    if url:  # with or without its scheme and "www.", a final slash or not
+        return ((re.compile(r"(?:https?://)?(?:www\.)?" + re.escape(url.group("rest").rstrip("/")) + r"/?(?![\w/])",
+                            flags), 0),)
     alnum = "".join(ch for ch in value if ch.isalnum())
     digits = "".join(ch for ch in value if ch.isdigit())
     if digits and len(alnum) >= _MIN_STRUCTURED:
@@ -105,7 +110,21 @@ def _matchers(value: str) -> tuple[tuple[re.Pattern, int | str], ...]:
 
 @lru_cache(maxsize=4096)
 def _part_matcher(part: str) -> re.Pattern:
-    return re.compile(re.escape(part))
+    """A name part, case-sensitively when it is a common English word ("Rose", "Hope": the words "rose" and
+    "hope" stay), in any case otherwise ("tracey" for "Tracey")."""
+    return re.compile(re.escape(part), 0 if _common_word(part) else re.IGNORECASE)
+
+
+@lru_cache(maxsize=65536)
+def _common_word(part: str) -> bool:
+    import wordfreq
+
+    return wordfreq.zipf_frequency(part.lower(), "en") >= COMMON_ZIPF
+
+
+COMMON_ZIPF = 3.5
+"""A name part at or above this wordfreq Zipf frequency is an ordinary word too ("Rose", "Hope", "Mark"): it is
+matched with its capital only."""
 
 
 def _finditer(pattern: re.Pattern, group: int | str, text: str) -> Iterator[tuple[int, int]]:
@@ -128,7 +147,8 @@ def value_spans(text: str, values: Iterable[str]) -> list[tuple[int, int]]:
     ("GB47 NWBK 2158 ..." for "GB47NWBK2158..."); a phone number (7-15 digits, optional ``+``) also with
     ``+CC``/``00CC`` or the trunk ``0`` (``+44 (0)20 ...``, ``020 ...``, ``+44 20 ...`` for each other); an
     order number ``ABC-123456`` also as ``#123456`` and, after a word starting with its prefix,
-    ``order no. 123456`` (only the number replaced); an e-mail in any capitals; any other value (a name)
+    ``order no. 123456`` (only the number replaced); an e-mail in any capitals; a web address with or without
+    its ``https://`` and ``www.``, in any capitals; any other value (a name)
     with any whitespace between its parts, in any capitals. Whole words only: not glued to a letter or
     digit of a script written with spaces (CJK text around a value may be).
 
@@ -194,9 +214,10 @@ def redact_identifiers(text: str, identifiers: Sequence[str], placeholder: str =
 
     Replaced: each identifier value however it is written (:func:`value_spans`: IBANs, phone, card and
     order numbers with any separators and capitals, phones in international or national form, e-mails
-    and names in any capitals), and, case-sensitively, each whitespace-separated part of a *name* value
-    (one without a digit or ``@``) that has at least 2 characters and is not all lower case ("Li" and CJK
-    names are, the particles "van" and "de" alone are not; "Rose" is replaced, the word "rose" is not).
+    and names in any capitals), and each whitespace-separated part of a *name* value (one without a digit or
+    ``@``) that has at least 2 characters and is not all lower case ("Li" and CJK names are, the particles
+    "van" and "de" alone are not): in any case, or with its capital where the part is also a common English
+    word (:data:`COMMON_ZIPF`: "Rose" is replaced, the word "rose" is not; "tracey" is).
     The parts of a structured value ("+44", "7700" of a phone number) are never replaced on their own.
     Overlapping or touching occurrences become one placeholder.
 
@@ -264,20 +285,23 @@ class RedactedDocuments(Sequence[Document]):
         self.identifiers, self.pii = identifiers, pii
         self._counts: dict | None = None
 
-    def redact(self, document: Document) -> tuple[Document, Counter]:
+    def find(self, document: Document) -> list[tuple[int, int, str]]:
+        """The ``(start, end, entity type)`` spans of ``document.text`` that :meth:`redact` replaces: the PII
+        pass's (merged per entity type) and, as :data:`IDENTIFIER`, the document's own values (merged), in
+        that order; spans of different types may overlap (they become one placeholder)."""
+        spans, protected = self.pii.find(document.text) if self.pii is not None else ([], [])
+        if self.identifiers:
+            spans = [*spans, *((s, e, IDENTIFIER)
+                               for s, e in identifier_spans(document.text, document.identifiers, protected))]
+        return spans
+
+    def redact(self, document: Document, spans: list[tuple[int, int, str]] | None = None) -> tuple[Document, Counter]:
         """``(redacted document, spans replaced per entity type)``: :data:`IDENTIFIER` for the document's
         own values, the PII pass's entity types (``"PERSON"``, ``"PHONE_NUMBER"``, ...) for the rest; a
-        span found by both counts for each."""
-        text = document.text
-        spans, protected = self.pii.find(text) if self.pii is not None else ([], [])
+        span found by both counts for each. ``spans``: :meth:`find`'s, when already found."""
+        spans = self.find(document) if spans is None else spans
+        redacted = replace_spans(document.text, [(s, e) for s, e, _ in spans], self.placeholder)
         counts = Counter(entity for _, _, entity in spans)
-        found = [(s, e) for s, e, _ in spans]
-        if self.identifiers:
-            own = identifier_spans(text, document.identifiers, protected)
-            if own:
-                counts[IDENTIFIER] += len(own)
-                found += own
-        redacted = replace_spans(text, found, self.placeholder)
         return Document(document.id, redacted, document.identifiers, document.text_sha256), counts  # cut: kept
 
     def _redact(self, document: Document) -> Document:
