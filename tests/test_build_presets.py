@@ -110,6 +110,24 @@ def test_budget_preset_gives_the_presets_plan(no_gpu):
     assert clusters["num_branches"] == 48 and clusters["multiplier"] == 1  # R = 48, L = 1
 
 
+def test_budget_own_cpu_states_one_release_after_the_histogram(no_gpu):
+    """`budget --preset own-cpu` (phrase release over the collection): the plan is the keyword histogram, then the
+    release with all the histogram leaves; no cluster, no outlier removal: at ε = 10, δ = 1e-3 (ρ = 2.11698 after
+    δ/10 for the open vocabulary and δ/4 for the phrases) σ_p = sqrt(4/(2(ρ − 0.1))) = 0.99578, τ_p = 5. The same
+    with `--phrase-scope collection` on the cpu preset, whose outlier removal is on: it is not run or charged."""
+    log = math.log(1 / (1e-3 - 1e-4 - 2.5e-4))
+    rho = (math.sqrt(log + 10) - math.sqrt(log)) ** 2
+    for extra in (("--preset", "own-cpu"), ("--preset", "cpu", "--synthesis", "phrases", "--phrase-scope", "collection",
+                                             "--phrase-max", "4")):
+        report = _budget(*extra)
+        assert [m["name"] for m in report["mechanisms"]] == ["keyword histogram (open vocabulary)", "phrase release"]
+        assert report["rho_total"] == pytest.approx(rho, rel=1e-9)
+        release, parameters = report["mechanisms"][1], report["parameters"]
+        assert release["sigma"] == pytest.approx(math.sqrt(4 / (2 * (rho - 0.1))), rel=1e-9)
+        assert release["sigma"] == pytest.approx(0.9957827, abs=1e-7) and release["threshold"] == 5
+        assert parameters["epsilon_theta"] is None and parameters["rho_embed"] == 0 and "rho_branch" not in parameters
+
+
 def test_typed_flags_beat_the_preset(no_gpu, configs):
     report = _budget("--preset", "cpu", "--R", "20", "--T", "10", "--open-vocabulary-delta", "1e-5")
     config = configs[-1]
@@ -472,7 +490,9 @@ def test_the_readmes_own_data_cpu_commands_plan_then_build_a_corpus(tmp_path, of
     result = runner.invoke(app, [str(data) if a == "tickets.jsonl" else a for a in redact])
     assert result.exit_code == 0, result.output
     names = {json.loads(line)["customer_name"] for line in data.read_text().splitlines()}
-    assert "PERSON" in result.output and not [n for n in names if n in result.output]  # the preview is redacted
+    documents, review = result.output.split("Spans replaced", 1)
+    assert "PERSON" in review and not [n for n in names if n in documents]  # the preview is redacted
+    assert "Most often redacted (owner-only: private strings of your file; do not publish)" in review
 
     def ours(args):
         args = [str(data) if a == "tickets.jsonl" else str(out) if a == "runs/tickets" else a for a in args]

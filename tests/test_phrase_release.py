@@ -358,17 +358,32 @@ def test_work_plan_counts_no_prediction_for_phrases():
 # ------------------------------------------------------------------ one release over the whole collection
 
 
-@pytest.mark.parametrize("L, outlier_removal", [(1, False), (3, True), (5, False)])
-def test_collection_scope_takes_the_L_generation_shares_in_one_release(L, outlier_removal):
-    """phrase_scope="collection": σ_p = sqrt(m/(2·L·ρ_gen)), τ_p the least integer with m·P[Z >= τ_p] <= the
-    whole δ share (not δ/L), and the plan's ρ is the same total as L per-cluster releases (≤ the target)."""
+def _bun_steinke_rho(epsilon: float, delta: float) -> float:
+    """The ρ with ρ + 2·sqrt(ρ·log(1/δ)) = ε (Bun–Steinke), solved by hand."""
+    log = math.log(1 / delta)
+    return (math.sqrt(log + epsilon) - math.sqrt(log)) ** 2
+
+
+@pytest.mark.parametrize("L, outlier_removal", [(1, False), (1, True), (3, True), (5, False), (5, True)])
+def test_collection_scope_takes_all_the_histogram_leaves_in_one_release(L, outlier_removal):
+    """phrase_scope="collection": the release reads every document, never a cluster, so no outlier removal runs
+    or is charged (even with a split that has one) and no cluster mechanism is left: σ_p = sqrt(m/(2(ρ − ρ_hist))),
+    τ_p the least integer with m·P[Z >= τ_p] <= the whole δ share (not δ/L); the plan is the histogram, then the
+    release, and its ρ is the target's. Per cluster, each of the L releases gets (ρ − ρ_hist)/L less the outlier
+    removal's ε_θ²/8 + 1/(2σ_μ²) when it runs."""
     fields = dict(epsilon=10.0, delta=1e-3, K=5, L=L, phrase_max=8, phrase_delta=2.5e-4, open_vocabulary_delta=1e-4)
     from dpsynrag.privacy.budget_split import make_split
 
     split = make_split("paper", L=L, outlier_removal=outlier_removal)
     per_cluster = calibrate(**fields, split=split)
     pooled = calibrate(**fields, split=split, phrase_scope="collection")
-    assert pooled.phrase_sigma == pytest.approx(per_cluster.phrase_sigma / math.sqrt(L), rel=1e-9)
+    rho = _bun_steinke_rho(10.0, 1e-3 - 1e-4 - 2.5e-4)  # δ less the histogram's and the phrases' δ shares
+    assert pooled.rho_total == pytest.approx(rho, rel=1e-12) == per_cluster.rho_total
+    assert pooled.phrase_sigma == pytest.approx(math.sqrt(8 / (2 * (rho - 0.1))), rel=1e-9)
+    assert (pooled.epsilon_theta, pooled.sigma_embed, pooled.rho_embed, pooled.rho_branch) == (None, None, 0.0, 0.0)
+    outliers = 0.4 ** 2 / 8 + 0.009 if outlier_removal else 0.0
+    assert per_cluster.phrase_sigma == pytest.approx(math.sqrt(8 / (2 * ((rho - 0.1) / L - outliers))), rel=1e-9)
+    assert (per_cluster.epsilon_theta is not None) == outlier_removal
     tau = int(pooled.phrase_threshold)
     assert tau == pooled.phrase_threshold
     assert 8 * discrete_gaussian_tail(pooled.phrase_sigma, tau) <= 2.5e-4
@@ -378,14 +393,49 @@ def test_collection_scope_takes_the_L_generation_shares_in_one_release(L, outlie
         assert plan.rho == pytest.approx(cal.rho_total, rel=1e-8)
         assert epsilon_from_rho(plan.rho, 1e-3 - plan.delta) <= 10.0
     plan = pooled.plan(num_clusters=48)
-    assert [e.name for e in plan.events] == ["keyword histogram (open vocabulary)", "clusters", "phrase release"]
-    assert "phrase release" not in [e.name for e in plan.events[1].branch.events]
-    assert plan.events[2].rho == pytest.approx(8 / (2 * pooled.phrase_sigma ** 2))
-    assert pooled.delta_terms == pytest.approx(1e-4 + plan.events[2].delta)
+    assert [e.name for e in plan.events] == ["keyword histogram (open vocabulary)", "phrase release"]
+    assert plan.events[1].rho == pytest.approx(8 / (2 * pooled.phrase_sigma ** 2))
+    assert plan.rho == pytest.approx(rho, rel=1e-9)
+    assert pooled.delta_terms == pytest.approx(1e-4 + plan.events[1].delta) and plan.delta <= pooled.delta_terms
+    described = pooled.to_dict()
+    assert "rho_branch" not in described and described["phrase_rho"] == plan.events[1].rho
     with pytest.raises(ConfigError, match="phrase_scope"):
         calibrate(**fields, phrase_scope="cluster-ish")
     with pytest.raises(ValueError, match="phrase_scope"):
         BuildConfig(epsilon=10.0, delta=1e-3, phrase_scope="collection")
+
+
+def test_own_cpu_release_and_the_outlier_removal_share_by_hand():
+    """The own-cpu preset at ε = 10, δ = 1e-3 (K = 5, L = 1, m = 4, open vocabulary: δ/10 for the histogram,
+    δ/4 for the phrases, ρ = 2.11698): σ_p = sqrt(4/(2(ρ − 0.1))) = 0.99578, τ_p = 5, as before (the preset
+    already had no outlier removal). Asked for outlier removal (BuildConfig's default), the collection scope
+    neither runs nor charges it: the ε_θ²/8 + 1/(2σ_μ²) = 0.029 it was charged (σ_p was then
+    sqrt(4/(2(ρ − 0.129))) = 1.00302) is the release's, the same plan. With the paper's defaults (K = 10,
+    L = 5, m = 8, public vocabulary, ρ = 2.14419) 5 × 0.029 = 0.145 moves: σ_p 1.45126 → 1.39884, τ_p 7 → 6."""
+    from dpsynrag.commands.plan import preset_fields
+    from dpsynrag.eval.presets import PRESETS
+    from dpsynrag.methods import get_method
+
+    fields = preset_fields(get_method("dp-synrag"), PRESETS["own-cpu"])
+    own = BuildConfig(epsilon=10.0, delta=1e-3, **fields)
+    asked = BuildConfig(**{**own.model_dump(), "outlier_removal": True})
+    rho = _bun_steinke_rho(10.0, 1e-3 - 1e-4 - 2.5e-4)
+    assert rho == pytest.approx(2.1169767, abs=1e-7)
+    for config in (own, asked):
+        cal = config.calibrate()
+        assert not config.runs_outlier_removal and cal.rho_total == pytest.approx(rho, rel=1e-12)
+        assert cal.phrase_sigma == pytest.approx(math.sqrt(4 / (2 * (rho - 0.1))), rel=1e-9)
+        assert cal.phrase_sigma == pytest.approx(0.9957827, abs=1e-7) and cal.phrase_threshold == 5
+        assert [e.name for e in config.plan().events] == ["keyword histogram (open vocabulary)", "phrase release"]
+        assert config.plan().rho == pytest.approx(rho, rel=1e-9)
+    assert asked.calibrate() == own.calibrate()
+    assert math.sqrt(4 / (2 * (rho - 0.1 - 0.4 ** 2 / 8 - 0.009))) == pytest.approx(1.0030195, abs=1e-7)  # formerly
+    paper = BuildConfig(epsilon=10.0, delta=1e-3, synthesis="phrases", phrase_scope="collection").calibrate()
+    rho = _bun_steinke_rho(10.0, 1e-3 - 2.5e-4)
+    assert paper.phrase_sigma == pytest.approx(math.sqrt(8 / (2 * (rho - 0.1))), rel=1e-9)
+    assert paper.phrase_sigma == pytest.approx(1.3988426, abs=1e-7) and paper.phrase_threshold == 6
+    assert math.sqrt(8 / (2 * (rho - 0.1 - 5 * 0.029))) == pytest.approx(1.4512601, abs=1e-7)  # formerly, τ_p 7
+    assert 8 * discrete_gaussian_tail(1.4512601, 6) > 2.5e-4 >= 8 * discrete_gaussian_tail(1.4512601, 7)
 
 
 def test_collection_texts_group_figures_then_keywords():
@@ -453,19 +503,39 @@ def test_collection_texts_drop_fragments_without_figure():
 COLLECTION = {**BUILD, "phrase_scope": "collection", "R": 6}
 
 
-def test_collection_build_releases_shared_phrases_and_reports_one_release(tmp_path, tiny_lm):
-    corpus = build_corpus(_docs(), tmp_path / "c", BuildConfig(**COLLECTION), lm=tiny_lm, embedder=HashEmbedder())
+def test_collection_build_releases_shared_phrases_and_reports_one_release(tmp_path, tiny_lm, monkeypatch):
+    """COLLECTION asks for outlier removal (BuildConfig's default): the collection's release reads every document,
+    so no cluster is formed, nothing is embedded or drawn per cluster, and the report, the accountant and the
+    ledger are the histogram then the release: the plan, fixed before any data was read."""
+    import dpsynrag.pipeline.build as build_module
+    from dpsynrag.privacy.ledger import PrivacyLedger
+
+    for name in ("soft_cluster", "noisy_unit_vector_sum", "exponential_threshold"):
+        monkeypatch.setattr(build_module, name, lambda *a, _n=name, **k: pytest.fail(f"{_n} ran"))
+    ledger = PrivacyLedger(tmp_path / "ledger")
+    corpus = build_corpus(_docs(), tmp_path / "c", BuildConfig(**COLLECTION), lm=tiny_lm, embedder=HashEmbedder(),
+                          ledger=ledger)
     texts = [r["text"] for r in corpus.records]
     assert any("replacement card arrives in 5" in t for t in texts)
     assert not any("street" in t.lower() or "q1x" in t for t in texts)
     privacy = corpus.manifest["privacy"]
-    plan = BuildConfig(**COLLECTION).plan()
+    config = BuildConfig(**COLLECTION)
+    plan, cal = config.plan(), config.calibrate()
+    assert config.outlier_removal and not config.runs_outlier_removal
     assert privacy["rho_total"] == plan.rho and privacy["delta_terms"] == plan.delta
-    assert [m["name"] for m in privacy["mechanisms"]][-1] == "phrase release"
+    assert [m["name"] for m in privacy["mechanisms"]] == ["keyword histogram (open vocabulary)", "phrase release"]
     assert privacy["mechanisms"][-1]["l2_sensitivity"] == math.sqrt(8)
+    assert privacy["realised_spend"] is None  # the accountant spent the plan (more would have stopped the build)
+    assert plan.rho == pytest.approx(cal.rho_total, rel=1e-9)  # all of ρ: histogram + release, nothing else
+    assert privacy["parameters"]["epsilon_theta"] is None and "rho_branch" not in privacy["parameters"]
+    (release,) = [r for d in ledger.datasets() for r in ledger.releases(d)]
+    assert release.rho == plan.rho and release.delta_terms == plan.delta
+    log = (tmp_path / "c" / "build.log").read_text()
+    assert "stage 1c: outlier removal not run: one phrase release over the collection, no clusters" in log
     assert corpus.manifest["decoding"]["phrase_scope"] == "collection"
     # each text holds one fact's phrasings: the corpus answers from its top text unless asked otherwise
     assert corpus.default_top_k == 1 and corpus.answerer(lm=tiny_lm, embedder=HashEmbedder()).top_k == 1
+    monkeypatch.undo()  # a release per cluster clusters
     per_cluster = build_corpus(_docs(), tmp_path / "k", BuildConfig(**BUILD), lm=tiny_lm, embedder=HashEmbedder())
     assert per_cluster.default_top_k == 10  # no task: the library's 10
 

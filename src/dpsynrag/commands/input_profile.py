@@ -60,7 +60,7 @@ def measure_input(documents: Iterable[Document], config, lm, embedder=None, *,
     Args:
         documents: INPUT's documents as the build reads them (cut to ``max_document_chars`` at read time).
         config: the build's :class:`~dpsynrag.pipeline.config.BuildConfig` (its redaction, its
-            ``max_document_tokens`` cut, ``outlier_removal``).
+            ``max_document_tokens`` cut, ``runs_outlier_removal``).
         lm: the build's language model (its tokenizer cuts).
         embedder: the build's embedder (its bucket widths), or None.
         on_document: called after each document (a progress display).
@@ -78,7 +78,7 @@ def measure_input(documents: Iterable[Document], config, lm, embedder=None, *,
     spec = RedactionSpec.of(config)
     cut_to = config.max_document_tokens
     prepare = DocumentPreparer(None if spec is None else spec.redacting(), lambda text: lm.truncate(text, cut_to))
-    widths = embedder is not None and config.outlier_removal
+    widths = embedder is not None and config.runs_outlier_removal
     seen: set[bytes] = set()
     in_chunk: set[bytes] = set()
     chunks: list[int] = []

@@ -221,7 +221,7 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
                                                 step_rows=default_step_rows(device), batch_size=config.batch_size)
             kw_prefills, kw_decode = kw_prefills + prefills - (kw_prefills > 0), kw_decode + decode
     most = min(n, distinct or n) * config.L_effective
-    members = min(clusters * config.k, most) if config.outlier_removal else most
+    members = min(clusters * config.k, most) if config.runs_outlier_removal else most
     public = texts if config.uses_public_prompt else 0
     step_rows = default_step_rows(device, expected_rows=config.R * config.k)
     prefills = decode = 0
@@ -238,7 +238,7 @@ def estimate_work(config, expected_documents: int, *, device=None, self_filter: 
         public = 0
     filters = texts * (int(config.self_filter if self_filter is None else self_filter)
                        + int(config.fluency_threshold is not None))
-    embedded = n if config.outlier_removal else 0
+    embedded = n if config.runs_outlier_removal else 0
     return Work(
         expected_documents=n, clusters=clusters, texts=texts, pii_documents=n if config.redact_pii else 0,
         keyword_prefills=kw_prefills, keyword_decode_forwards=kw_decode, keyword_documents=0 if llm else n,

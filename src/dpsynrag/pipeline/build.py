@@ -10,7 +10,8 @@ Order of operations, and what each one releases:
 5. Pay for the R clusters up front (overlapping parallel composition: min(L, R) × one cluster's plan);
    per cluster, with its own branch accountant capped at the plan: noisy embedding sum, exponential-
    mechanism threshold, then private prediction of T tokens (released text), or with ``synthesis="phrases"``
-   the DP phrase release of the members' shared word n-grams (:func:`phrase_synthesis`; issue 41).
+   the DP phrase release of the members' shared word n-grams (:func:`phrase_synthesis`; issue 41). With
+   ``phrase_scope="collection"`` 4–5 do not run: one release over every document, nothing per cluster.
 6. Self-filtering, indexing (post-processing of the released texts).
 
 Per person (``config.privacy_unit_field``; :mod:`dpsynrag.pipeline.units`): stage 2 caps each person's
@@ -56,13 +57,7 @@ from dpsynrag.data.spool import SpoolTexts
 from dpsynrag.data.vocabulary import public_vocabulary, vocabulary_fingerprint, vocabulary_source
 from dpsynrag.errors import DataError
 from dpsynrag.pipeline.checkpoint import BuildCheckpoint
-from dpsynrag.pipeline.clustering import (
-    group_count,
-    release_warnings,
-    soft_cluster,
-    split_into_groups,
-    top_keywords,
-)
+from dpsynrag.pipeline.clustering import group_count, release_warnings, soft_cluster, split_into_groups, top_keywords
 from dpsynrag.pipeline.config import BuildConfig
 from dpsynrag.pipeline.context import check_context
 from dpsynrag.data.words import excluded_words
@@ -82,12 +77,8 @@ from dpsynrag.pipeline.prompts import (
 from dpsynrag.pipeline.phrase_synthesis import collection_phrase_synthesis, phrase_synthesis
 from dpsynrag.pipeline.run import BuildRun, truncation_stages
 from dpsynrag.pipeline.units import PrivacyUnits
-from dpsynrag.privacy.mechanisms import (
-    exponential_threshold,
-    gaussian_histogram,
-    gaussian_sparse_histogram,
-    noisy_unit_vector_sum,
-)
+from dpsynrag.privacy.mechanisms import (exponential_threshold, gaussian_histogram, gaussian_sparse_histogram,
+                                         noisy_unit_vector_sum)
 
 log = logging.getLogger("dpsynrag.build")
 
@@ -177,8 +168,8 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     display = run.display  # the owner's console (stderr): stages, counts, times; never build.log
     reading = "reading documents (PII pass)" if config.redact_pii else "reading documents"
     display.plan([*([reading] if display.enabled and not checkpoint.resume_message else []),
-                  "keywords", "keyword histogram", "clustering",
-                  *(["embeddings and outlier removal"] if config.outlier_removal else []),
+                  "keywords", "keyword histogram", *([] if config.phrase_scope == "collection" else ["clustering"]),
+                  *(["embeddings and outlier removal"] if config.runs_outlier_removal else []),
                   "phrase release" if config.synthesis == "phrases" else "private prediction",
                   *([run.filter_stage] if run.filter_stage else []), "index"])
     if checkpoint.resume_message:
@@ -195,7 +186,7 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     # --ray: the reading pass's redaction and cut, the keywords and the embeddings as Ray tasks over shards of
     # documents, one pool of actors for the three (dpsynrag.pipeline.ray_stages)
     pool = None if ray is None else RayDocumentPool(ray, model=config.model, lm=lm if config.extractor == "llm" else None,
-                                                    embedder=embedder if config.outlier_removal else None,
+                                                    embedder=embedder if config.runs_outlier_removal else None,
                                                     tokenizer=lm.tokenizer)
     # the one pass over the input (dpsynrag.pipeline.reading): each document read, redacted, cut and keyed once,
     # here or on the workers; every later stage reads `documents` (in memory, or an owner-only checksummed
@@ -264,65 +255,24 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
         )
     W = [w for w, _ in keywords]
     log.info("stage 1a: histogram released %d keywords", len(W))
-    for message in release_warnings(keywords, R=config.R, k=config.k):  # released values only
+    for message in release_warnings(keywords, R=config.R, k=config.k if config.runs_outlier_removal else None):
         log.warning(message)
         warnings.warn(message, stacklevel=2)
 
-    display.start("clustering")
-    # per person: one member per unit in a cluster (its most relevant document), a unit in at most L clusters
-    clusters = soft_cluster(
-        doc_keywords, W, L=config.L, texts=texts if config.match_text else None, rule=config.clustering,
-        language=config.language, units=persons, unit_keywords=None if persons is None else counted,
-    )
-    display.end(f"{len(clusters)} clusters")
-    parallel = accountant.open_parallel(
-        cal.branch_plan(groups=config.groups), num_branches=len(W), max_branches_per_unit=config.L_effective
-    )
-    branches = [parallel.branch(r) for r in range(len(W))]
-
-    t = time.time()
-    restored = checkpoint.restore_clusters(branches)  # kept members; their branches' spend composed again
-    if restored is not None:
-        kept_members, truncation = restored
-        if config.outlier_removal:
-            display.restored("embeddings and outlier removal", checkpoint.path.name)
-    elif config.outlier_removal:
-        from dpsynrag.models.embedder import embed_to_file
-
-        in_any = np.unique(np.fromiter((i for c in clusters for i in c), dtype=np.int64))
-        # rows on disk (owner-only temporary file beside the corpus, deleted when closed), not in memory
-        display.start("embeddings and outlier removal", total=len(in_any), unit="doc")
-        member_texts = (text for _, text in texts.rows(in_any))
-        emb, embedded_cut = (embed_to_file(display.counted(embedder), member_texts, folder=run.writer.out.parent,
-                                           total=len(in_any)) if pool is None
-                             else pool.embed_to_file(member_texts, folder=run.writer.out.parent,
-                                                     on_progress=display.update))
-        truncation = truncation_stages(config.max_document_tokens, tally.changed, embedder, embedded_cut=embedded_cut)
-        kept_members: list[list[int]] = []
-        for r, members in enumerate(clusters):
-            e = emb.take(np.searchsorted(in_any, members))
-            mu = noisy_unit_vector_sum(e, sigma=cal.sigma_embed, accountant=branches[r], random=noise)
-            norm = np.linalg.norm(mu)
-            scores = e.astype(np.float64) @ (mu / norm) if norm > 0 else np.zeros(len(members))
-            theta = exponential_threshold(
-                scores, target=config.k, epsilon=cal.epsilon_theta, accountant=branches[r], random=noise,
-                excess_weight=config.threshold_excess_weight,
-            )
-            kept_members.append([i for i, s in zip(members, scores) if s > theta])
-        emb.close()
-        display.end()
-    else:
-        kept_members = clusters
+    collection = config.synthesis == "phrases" and config.phrase_scope == "collection"
+    if collection:  # the release reads every document and the released keywords: no cluster, nothing per cluster
+        clusters = kept_members = branches = None
         truncation = truncation_stages(config.max_document_tokens, tally.changed)
-    if restored is None:
-        timings["outlier_removal_s"] = time.time() - t
-        checkpoint.save_clusters(kept_members, truncation, branches, timings)
+    else:
+        clusters, kept_members, branches, truncation = cluster_stage(run, checkpoint, texts, doc_keywords, counted, W,
+                                                                     persons, accountant, noise, tally, pool)
     if pool is not None:
         pool.close()  # before private prediction starts its own actors
-    log.info("stage 1c: outlier removal %s", "done" if config.outlier_removal else "off (every member kept)")
+    log.info("stage 1c: outlier removal %s", "done" if config.runs_outlier_removal else
+             "not run: one phrase release over the collection, no clusters" if collection else "off (every member kept)")
 
     t = time.time()
-    if config.synthesis == "phrases" and config.phrase_scope == "collection":
+    if collection:
         produced = collection_phrase_synthesis(run, texts, keywords, accountant, noise, persons)
         synthetic = [y for _, y, _ in produced]
         labels = [(None if r is None else W[r], c) for r, _, c in produced]  # released values only
@@ -376,6 +326,63 @@ def generate(run: BuildRun, checkpoint: BuildCheckpoint, *, ledger=None, ray=Non
     documents.close()  # the private texts are read no more
     checkpoint.remove()  # the corpus is in place: its checkpoints and private intermediates go
     return corpus
+
+
+def cluster_stage(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolTexts, doc_keywords, counted, W, persons,
+                  accountant, noise, tally, pool):
+    """Stages 1b–1c (METHOD.md §1b–§1c; not with the collection's phrase release): soft clustering, the clusters'
+    composition paid on ``accountant``, each cluster's outlier removal when on (checkpointed); their results."""
+    config, cal, display, timings, embedder = run.config, run.cal, run.display, run.timings, run.embedder
+    display.start("clustering")
+    # per person: one member per unit in a cluster (its most relevant document), a unit in at most L clusters
+    clusters = soft_cluster(
+        doc_keywords, W, L=config.L, texts=texts if config.match_text else None, rule=config.clustering,
+        language=config.language, units=persons, unit_keywords=None if persons is None else counted,
+    )
+    display.end(f"{len(clusters)} clusters")
+    parallel = accountant.open_parallel(
+        cal.branch_plan(groups=config.groups), num_branches=len(W), max_branches_per_unit=config.L_effective
+    )
+    branches = [parallel.branch(r) for r in range(len(W))]
+
+    t = time.time()
+    restored = checkpoint.restore_clusters(branches)  # kept members; their branches' spend composed again
+    if restored is not None:
+        kept_members, truncation = restored
+        if config.runs_outlier_removal:
+            display.restored("embeddings and outlier removal", checkpoint.path.name)
+    elif config.runs_outlier_removal:
+        from dpsynrag.models.embedder import embed_to_file
+
+        in_any = np.unique(np.fromiter((i for c in clusters for i in c), dtype=np.int64))
+        # rows on disk (owner-only temporary file beside the corpus, deleted when closed), not in memory
+        display.start("embeddings and outlier removal", total=len(in_any), unit="doc")
+        member_texts = (text for _, text in texts.rows(in_any))
+        emb, embedded_cut = (embed_to_file(display.counted(embedder), member_texts, folder=run.writer.out.parent,
+                                           total=len(in_any)) if pool is None
+                             else pool.embed_to_file(member_texts, folder=run.writer.out.parent,
+                                                     on_progress=display.update))
+        truncation = truncation_stages(config.max_document_tokens, tally.changed, embedder, embedded_cut=embedded_cut)
+        kept_members: list[list[int]] = []
+        for r, members in enumerate(clusters):
+            e = emb.take(np.searchsorted(in_any, members))
+            mu = noisy_unit_vector_sum(e, sigma=cal.sigma_embed, accountant=branches[r], random=noise)
+            norm = np.linalg.norm(mu)
+            scores = e.astype(np.float64) @ (mu / norm) if norm > 0 else np.zeros(len(members))
+            theta = exponential_threshold(
+                scores, target=config.k, epsilon=cal.epsilon_theta, accountant=branches[r], random=noise,
+                excess_weight=config.threshold_excess_weight,
+            )
+            kept_members.append([i for i, s in zip(members, scores) if s > theta])
+        emb.close()
+        display.end()
+    else:
+        kept_members = clusters
+        truncation = truncation_stages(config.max_document_tokens, tally.changed)
+    if restored is None:
+        timings["outlier_removal_s"] = time.time() - t
+        checkpoint.save_clusters(kept_members, truncation, branches, timings)
+    return clusters, kept_members, branches, truncation
 
 
 def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolTexts, kept_members, W, keywords,
@@ -435,7 +442,7 @@ def private_prediction(run: BuildRun, checkpoint: BuildCheckpoint, texts: SpoolT
         units, unit_accountants, streams = [], [], []
         for r, members in enumerate(kept_members):
             m = group_count(keywords[r][1], group_size=config.group_size, max_groups=config.max_groups,
-                            cap=config.k if config.outlier_removal else None)  # released count: public
+                            cap=config.k if config.runs_outlier_removal else None)  # released count: public
             groups = branches[r].open_parallel(cal.token_plan(), num_branches=m, max_branches_per_unit=1,
                                                name=f"cluster {r} member groups")
             for j, group in enumerate(split_into_groups(members, prompts_of(r, members), cluster=r, num_groups=m)):

@@ -58,7 +58,7 @@ FEW_TOPICS = 3
 """Fewer released keywords than this (when R allows more) make a corpus of a few texts."""
 
 
-def release_warnings(keywords: Sequence[tuple[str, int | float]], *, R: int, k: int) -> list[str]:
+def release_warnings(keywords: Sequence[tuple[str, int | float]], *, R: int, k: int | None) -> list[str]:
     """Warnings about a histogram release that will give a poor corpus, with their likely cause.
 
     Post-processing of released values only (the keywords and their noisy counts, and public parameters),
@@ -66,7 +66,8 @@ def release_warnings(keywords: Sequence[tuple[str, int | float]], *, R: int, k: 
 
     Args:
         keywords: the released ``[(word, noisy count)]``, most frequent first (:func:`top_keywords`).
-        R: the number of keywords asked for. k: the target cluster size after outlier removal.
+        R: the number of keywords asked for. k: the target cluster size after outlier removal (None: no
+            outlier removal runs, so no warning about k).
 
     Returns:
         Messages (empty when nothing looks wrong): one keyword holding more than :data:`DOMINANT_SHARE` of
@@ -90,7 +91,7 @@ def release_warnings(keywords: Sequence[tuple[str, int | float]], *, R: int, k: 
             f"only {len(keywords)} keyword(s) released, so the corpus will hold at most that many topics: more "
             f"documents, a larger --epsilon, a smaller --K, or the public vocabulary (without --open-vocabulary) help."
         )
-    if counts and k > max(counts):
+    if counts and k is not None and k > max(counts):
         out.append(
             f"the target cluster size k = {k} (--k) is larger than every released keyword "
             f"count (largest {max(counts):.1f}): no cluster reaches the target size, so outlier removal keeps "

@@ -154,10 +154,11 @@ class BuildConfig(GenerationConfig):
     (ρ_p = m/(2σ_p²) per cluster) and ``phrase_delta`` (default δ/4) is the δ share of all the releases. No
     token is drawn, so the decoding options do not apply; not with member groups or sparse-vector decoding.
     ``phrase_scope`` "collection" pools the counts: one release over the whole collection (each document, or
-    person, contributes at most m phrases once, stated figures first, no keyword preferred), paid with the L
-    clusters' generation shares; the released spans then go to the cluster whose keyword they hold (the least counted
-    one), and a span holding none is a text of its own (post-processing). A type of record whose members the
-    keyword walk splits over several clusters still passes the threshold with all its members.
+    person, contributes at most m phrases once, stated figures first, no keyword preferred), paid with all the
+    histogram leaves: it reads no cluster, so no cluster is formed and no outlier removal runs or is charged
+    (:attr:`runs_outlier_removal`); the released spans go to the keyword they hold (the least counted one), and
+    a span holding none is a text of its own (post-processing). A type of record whose members the keyword
+    walk would split over several clusters passes the threshold with all its members.
     ``phrase_min_phrases`` (``--phrase-min-phrases``, collection scope only, default 1: every text): a text
     of the collection release that states no figure is kept only when its spans hold at least that many
     released phrases; a lone n-gram without a figure is a fragment ("Appreciate a quick answer.").
@@ -382,7 +383,7 @@ class BuildConfig(GenerationConfig):
             InfeasibleBudgetError: when the target cannot pay for the split (nothing is run).
         """
         split = make_split(self.split, L=self.L_effective, hist=self.rho_hist, theta=self.epsilon_theta,
-                           embed=self.rho_embed, outlier_removal=self.outlier_removal)
+                           embed=self.rho_embed, outlier_removal=self.runs_outlier_removal)
         svt = {} if self.svt_max_paid is None else dict(
             svt_max_paid=self.svt_max_paid, svt_fraction=self.svt_fraction, svt_beta=self.svt_beta,
             svt_gap=self.svt_gap)
@@ -391,6 +392,11 @@ class BuildConfig(GenerationConfig):
         return calibrate(epsilon=self.epsilon, delta=self.delta, K=self.K, L=self.L_effective, T=self.T_effective,
                          temperature=self.temperature, split=split, conversion=self.conversion,
                          open_vocabulary_delta=self.hist_delta, **svt, **phrases)
+
+    @property
+    def runs_outlier_removal(self) -> bool:
+        """``outlier_removal``, but never with ``phrase_scope`` "collection" (its release reads every document)."""
+        return self.outlier_removal and self.phrase_scope != "collection"
 
     @property
     def phrase_share(self) -> float | None:
@@ -435,7 +441,7 @@ class BuildConfig(GenerationConfig):
             from dpsynrag.data.pii import pii_note
 
             notes.append(pii_note(self.identifier_placeholder, self.pii_entities))
-        if self.threshold_excess_weight != 1.0 and self.outlier_removal:
+        if self.threshold_excess_weight != 1.0 and self.runs_outlier_removal:
             notes.append(f"the outlier-removal threshold's utility weighs members kept beyond k by "
                          f"{self.threshold_excess_weight:g} (the paper: 1); its sensitivity is still 1 and its "
                          "cost epsilon_theta^2/8")
@@ -458,8 +464,9 @@ class BuildConfig(GenerationConfig):
                          f"{self.phrase_max} distinct word {self.phrase_n}-grams of its own text once (a public "
                          "per-document rule: stated figures first, then rare words); one release of the phrases "
                          "whose discrete Gaussian noisy count passes the threshold (L2 sensitivity "
-                         f"sqrt({self.phrase_max})), paid with the L clusters' generation shares; the released spans "
-                         "are given to the clusters whose keywords they hold (post-processing"
+                         f"sqrt({self.phrase_max})), paid with all the histogram leaves: no cluster is formed and no "
+                         "outlier removal runs (the release reads every document); the released spans are given to "
+                         "the keywords they hold (post-processing"
                          + (f"; a text stating no figure needs {self.phrase_min_phrases} released phrases"
                             if self.phrase_min_phrases > 1 else "") + "); no token is drawn")
         elif self.synthesis == "phrases":

@@ -32,11 +32,13 @@ sensitivity √m) instead of T private tokens; the same per-cluster budget gives
 
 so that ρ = K/(2σ_h²) + L · (ε_θ²/8 + 1/(2σ_μ²) + m/(2σ_p²)), δ terms = δ_ps + L · δ_p.
 With ``phrase_scope="collection"`` one release over the whole collection replaces the per-cluster ones (each
-unit contributes at most m phrases once, whatever its clusters): it takes the L per-cluster generation shares,
+unit contributes at most m phrases once, whatever its clusters). It reads every document and the released
+keywords, never a cluster: no outlier removal runs or is charged (the split's ε_θ and ρ_embed shares are
+zeroed), no cluster mechanism is left, and the release takes everything the histogram leaves,
 
-    σ_p = sqrt(m / (2 L ρ_token_total)),   τ_p = min integer with m · P[Z >= τ_p] <= phrase_delta,
+    σ_p = sqrt(m / (2 (ρ − K/(2σ_h²)))),   τ_p = min integer with m · P[Z >= τ_p] <= phrase_delta,
 
-so that ρ = K/(2σ_h²) + L · (ε_θ²/8 + 1/(2σ_μ²)) + m/(2σ_p²), δ terms = δ_ps + δ_p: the same total.
+so that ρ = K/(2σ_h²) + m/(2σ_p²), δ terms = δ_ps + δ_p: the plan is the histogram, then the release.
 """
 
 from __future__ import annotations
@@ -99,8 +101,8 @@ class CalibratedBudget:
         phrase_sigma, phrase_threshold: σ_p (counts) and τ_p of the phrase release.
         phrase_delta: the δ share of all phrase releases (δ_p = its 1/L per cluster).
         phrase_scope: "cluster" (one release per cluster, in the clusters' parallel composition) or
-            "collection" (one release over the whole collection, composed after the clusters); None without
-            phrases.
+            "collection" (one release over the whole collection after the histogram: no cluster mechanism,
+            no outlier removal); None without phrases.
     """
 
     epsilon: float
@@ -191,7 +193,8 @@ class CalibratedBudget:
 
     @property
     def rho_branch(self) -> float:
-        """The most one cluster may spend: ε_θ²/8 + ρ_embed + :attr:`rho_text`."""
+        """The most one cluster may spend: ε_θ²/8 + ρ_embed + :attr:`rho_text` (0 with one phrase release over
+        the collection: no cluster runs a mechanism)."""
         em = (self.epsilon_theta or 0.0) ** 2 / 8.0
         return em + self.rho_embed + self.rho_text
 
@@ -234,7 +237,7 @@ class CalibratedBudget:
                 group of a cluster, so the groups compose in parallel (max one branch per unit): the
                 tokens cost T × (c/τ)²/2 once, whatever the number of groups.
         """
-        events: list[PrivacyEvent] = []
+        events: list[PrivacyEvent] = []  # empty with the collection's release: no outlier removal (:func:`calibrate`)
         if self.sigma_embed is not None and self.epsilon_theta is not None:
             events.append(GaussianEvent(name="cluster embedding sum", sensitivity=1.0, sigma=self.sigma_embed))
             events.append(ExponentialMechanismEvent(name="similarity threshold", epsilon=self.epsilon_theta))
@@ -250,7 +253,11 @@ class CalibratedBudget:
     def plan(self, *, num_clusters: int, vocabulary_size: int | None = None,
              groups: int | None = None) -> ComposedEvent:
         """The whole build as one event: histogram, then overlapping-parallel clusters (``groups`` as in
-        :meth:`branch_plan`), then the collection's phrase release when ``phrase_scope`` is "collection"."""
+        :meth:`branch_plan`); with ``phrase_scope`` "collection", histogram then the collection's phrase release
+        (no cluster runs a mechanism: the release reads every document, and no outlier removal runs)."""
+        if self.collection_phrases:
+            return ComposedEvent(name="DP-SynRAG build",
+                                 events=(self.histogram_event(vocabulary_size), self.phrase_event()))
         events: tuple[PrivacyEvent, ...] = (
             self.histogram_event(vocabulary_size),
             OverlappingParallelEvent(
@@ -260,8 +267,6 @@ class CalibratedBudget:
                 max_branches_per_unit=self.L,
             ),
         )
-        if self.collection_phrases:
-            events += (self.phrase_event(),)
         return ComposedEvent(name="DP-SynRAG build", events=events)
 
     def to_dict(self) -> dict:
@@ -274,7 +279,8 @@ class CalibratedBudget:
             d["phrase_rho"], d[per] = self.phrase_event().rho, self.phrase_event().delta
         else:
             d = {k: v for k, v in d.items() if not k.startswith("phrase_")}
-        d["rho_branch"] = self.rho_branch
+        if not self.collection_phrases:  # no cluster spends anything with the collection's release
+            d["rho_branch"] = self.rho_branch
         return d
 
 
@@ -320,7 +326,8 @@ def calibrate(
         phrase_delta: the δ share of all phrase releases, in (0, δ − open_vocabulary_delta); needed with
             ``phrase_max``. It is taken out of ``delta`` before converting.
         phrase_scope: "cluster" (a release per cluster) or "collection" (one release over the whole
-            collection, with the L clusters' generation shares; module docstring).
+            collection with everything the histogram leaves: the split's outlier-removal shares are zeroed,
+            since its kept members would be unused; module docstring).
 
     Returns:
         A :class:`CalibratedBudget`.
@@ -341,6 +348,11 @@ def calibrate(
     if conversion not in CONVERSIONS:
         raise ConfigError(f"`conversion` must be one of {CONVERSIONS}. Found {conversion!r}.")
     split = split or BudgetSplit.paper()
+    if phrase_max is not None and phrase_scope not in ("cluster", "collection"):
+        raise ConfigError(f"`phrase_scope` must be 'cluster' or 'collection'. Found {phrase_scope!r}.")
+    collection = phrase_max is not None and phrase_scope == "collection"
+    if collection and split.outlier_removal:  # the release reads every document: no outlier removal, no charge
+        split = BudgetSplit(split.kind, split.hist, 0.0, 0.0)
     delta_hist = 0.0
     if open_vocabulary_delta is not None:
         delta_hist = _num("open_vocabulary_delta", open_vocabulary_delta)
@@ -393,12 +405,9 @@ def calibrate(
                    svt_epsilon1=epsilon1, svt_epsilon2=epsilon1 * SVT_EPSILON_RATIO)
         SparseVectorEvent("sparse-vector run", epsilon1, svt["svt_epsilon2"], svt_beta, svt_gap, svt_grid)  # checks β, g, q
         rho_token = (1.0 - f) * rho_generation / C * shrink
-    elif phrase_max is not None:
-        if phrase_scope not in ("cluster", "collection"):
-            raise ConfigError(f"`phrase_scope` must be 'cluster' or 'collection'. Found {phrase_scope!r}.")
-        releases = 1 if phrase_scope == "collection" else L  # one over the collection takes the L shares
-        sigma_p, threshold_p = phrase_noise(phrase_max, rho_generation * (L // releases) * shrink,
-                                            delta_phrases / releases)
+    elif phrase_max is not None:  # one release over the collection: all the histogram leaves, the whole δ share
+        rho_release = rho_total - rho_hist if collection else rho_generation
+        sigma_p, threshold_p = phrase_noise(phrase_max, rho_release * shrink, delta_phrases / (1 if collection else L))
         svt = dict(phrase_max=phrase_max, phrase_sigma=sigma_p, phrase_threshold=threshold_p, phrase_delta=delta_phrases,
                    phrase_scope=phrase_scope)
     else:
