@@ -36,37 +36,48 @@ FACT = "The international transfer fee is 15 EUR for every payment abroad."
 def test_tokens_keep_numbers_currency_case_and_commas():
     assert segment_tokens("Fee: €15.00, or 20% off!\nCall Ann's line; done.") == [
         ["Fee"], ["€15.00,", "or", "20%", "off"], ["Call", "Ann's", "line"], ["done"]]
+    # issue 51: a unit suffix stays on its number ("45p", "10GB", "5G"); canonical: one form per figure
+    assert segment_tokens("45p a mile, 10GB, 5G") == [["45p", "a", "mile,", "10GB,", "5G"]]
+    assert segment_tokens("It is forty-five pounds, or GBP 45, or £45.00.", canonical=True) == [
+        ["It", "is", "£45,", "or", "£45,", "or", "£45"]]
 
 
 def test_phrases_are_the_documents_own_ngrams_capped_and_ranked():
     text = "Dear bank, the transfer fee is 15 EUR. I am Ann from Leeds and I want the card."
     every = document_phrases(text, n=3, max_phrases=1000)
-    # all distinct 3-grams inside each sentence (none across the full stop), minus stop-word-only ones
-    assert set(every) == {"Dear bank, the", "bank, the transfer", "the transfer fee", "transfer fee is", "fee is 15",
-                          "is 15 EUR", "I am Ann", "am Ann from", "Ann from Leeds", "from Leeds and",
+    # all distinct 3-grams inside each sentence (none across the full stop), minus stop-word-only ones; the
+    # figure written in one form ("15 EUR" is "€15", so "is 15 EUR" is "fee is €15")
+    assert set(every) == {"Dear bank, the", "bank, the transfer", "the transfer fee", "transfer fee is", "fee is €15",
+                          "I am Ann", "am Ann from", "Ann from Leeds", "from Leeds and",
                           "Leeds and I", "and I want", "I want the", "want the card"}
     for m in (1, 4, 7):
         capped = document_phrases(text, n=3, max_phrases=m)
         assert capped == every[:m] and len(set(capped)) == m  # the first m of one public order
     # the released keyword's phrases first, then rarity (wordfreq), then the earlier position
     first = document_phrases(text, n=3, max_phrases=3, keyword="Fee")
-    assert set(first) == {"the transfer fee", "transfer fee is", "fee is 15"}
+    assert set(first) == {"the transfer fee", "transfer fee is", "fee is €15"}
     # a stated figure first (a number in under half of the words), then rarity: "leeds" is the rarest word
-    assert document_phrases(text, n=3, max_phrases=3) == ("is 15 EUR", "fee is 15", "Ann from Leeds")
+    assert document_phrases(text, n=3, max_phrases=3) == ("fee is €15", "Ann from Leeds", "the transfer fee")
     digits = document_phrases("Call 44 20 7946 0000 or Leeds", n=3, max_phrases=9)
     assert digits[0] == "0000 or Leeds" and len(digits) == 5  # the others are numbers in half or more words
 
 
-def test_ordinals_are_one_token_and_public_words_carry_no_content():
+def test_ordinals_are_one_token_and_public_strings_are_one_unit():
     assert segment_tokens("Invoices go out on the 1st of each month, by the 10th; not 3 rd") == [
         ["Invoices", "go", "out", "on", "the", "1st", "of", "each", "month,", "by", "the", "10th"], ["not", "3", "rd"]]
-    text = "Call us on +44 20 7946 0000. The fee is 15 EUR."
-    every = document_phrases(text, n=3, max_phrases=100)
+    # issue 51: a public string is one token wherever and however it is written, as the allow-list writes it,
+    # and it carries content: "call 0800 123 4567 to bar the phone" is a releasable fact; e-mails and web
+    # addresses are one token too; no phrase spans the redaction placeholder
+    u = "\u00a0"
+    text = "Call us on +44 (0)20 7946 0000. The fee is 15 EUR. Mail help@x.example.com or www.x.example.com/fees."
     public = document_phrases(text, n=3, max_phrases=100, public=["+44 20 7946 0000"])
-    assert "on 44 20" in every and "20 7946 0000" in every
-    # made only of the public number's words and stop words ("us", "on"): not candidates; the fee's phrases stay
-    assert set(every) - set(public) == {"us on 44", "on 44 20", "44 20 7946", "20 7946 0000"}
-    assert public == ("is 15 EUR", "fee is 15", "The fee is")
+    assert f"us on +44{u}20{u}7946{u}0000" in public  # "Call us on": stop words only
+    assert segment_tokens(text, public=["+44 20 7946 0000"])[0] == ["Call", "us", "on", f"+44{u}20{u}7946{u}0000"]
+    assert segment_tokens(text)[2] == ["Mail", "help@x.example.com", "or", "www.x.example.com/fees"]
+    assert segment_tokens("I am [REDACTED] from Leeds", placeholder="[REDACTED]") == [["I", "am"], ["from", "Leeds"]]
+    # contact phrases rank after the stated figure, before rarity alone
+    assert document_phrases(text, n=3, max_phrases=3, public=["+44 20 7946 0000"]) == (
+        "fee is €15", "help@x.example.com or www.x.example.com/fees", "Mail help@x.example.com or")
 
 
 def test_phrases_are_a_function_of_the_document_alone():
@@ -87,8 +98,10 @@ def test_text_chains_overlapping_phrases_in_count_order():
     released = {"the fee is": 30, "fee is 15": 20, "is 15 eur": 12, "card arrives in": 40, "in 5 days": 9}
     assert phrase_spans(released, n=3) == [["card", "arrives", "in"], ["the", "fee", "is", "15", "eur"],
                                            ["in", "5", "days"]]
-    assert phrase_text(released, n=3) == "Card arrives in. The fee is 15 eur. In 5 days."
-    assert phrase_text(released, n=3, keyword="FEE") == "The fee is 15 eur. Card arrives in. In 5 days."
+    # a clause does not end on a stop word: "card arrives in" is written "Card arrives."
+    assert phrase_text(released, n=3) == "Card arrives. The fee is 15 eur. In 5 days."
+    assert phrase_text(released, n=3, keyword="FEE") == "The fee is 15 eur. Card arrives. In 5 days."
+    assert phrase_text({"the fee is 15": 9, "The fee is 15,": 5}, n=4) == "The fee is 15."  # said once
     assert phrase_text({}, n=3) == ""
 
 
@@ -459,7 +472,7 @@ def test_collection_texts_group_figures_then_keywords():
         (3, "", 3.0),
         (3, "The card arrives in 5 days. A new pin letter arrives in 5 days.", 30),  # figure 5; pin (3) least
         # "£500" and "500" are one figure; "card and cash limit" states none and shares "cash limit" with it
-        (1, "Cash limit is £500. Up to 500 a. Card and cash limit.", 20),
+        (1, "Cash limit is £500. Card and cash limit.", 20),  # "Up to 500 a": cut before its unit, another says it
         (None, "We add 2.75% abroad.", 12),
         (None, "Kept for 5 years.", 6),
         (None, "Thanks for your message.", 4),
@@ -583,3 +596,24 @@ def test_audit_passes_the_honest_collection_release(tmp_path, tiny_lm):
     result = run_audit(_audit_documents(), tmp_path / "a", config, canaries=40, seed=1, lm=tiny_lm,
                        embedder=HashEmbedder())
     assert all(d["exact"] == 0 for d in result.details) and not result.refuted
+
+
+def test_collection_texts_read_as_statements():
+    """Issue 51: a public contact string is a figure of its own and keeps its allow-list form; a span in the
+    first person is a customer's story, not a fact; a figure that another text states on the same topic and
+    measure with at least 3 times its count is dropped; "claim 45p" joins "45p per mile" (the only unit of 45);
+    a sentence said twice is said once; a clause does not end on a stop word."""
+    from dpsynrag.pipeline.phrases import UNIT_SPACE, collection_texts
+
+    u = UNIT_SPACE
+    released = {f"bar it on 0800{u}123{u}4567": 30, f"call 0800{u}123{u}4567 today": 25,  # a contact fact
+                "mileage paid at 45p": 40, "paid at 45p per": 38, "at 45p per mile": 36, "you can claim 45p": 12,
+                "mileage paid at 30p": 9,  # another figure on the same topic and measure, 4x rarer: dropped
+                "i was told £40 again": 20,  # first person: a customer's story
+                "the fee is £7 and": 8, "the fee is £7,": 7}  # the same sentence twice, a dangling "and"
+    texts = collection_texts(released, [], n=4, public=["0800 123 4567"])
+    assert sorted(t for _, t, _ in texts) == [
+        "Bar it on 0800 123 4567. Call 0800 123 4567 today.",
+        "Mileage paid at 45p per mile. You can claim 45p.",
+        "The fee is £7.",
+    ]

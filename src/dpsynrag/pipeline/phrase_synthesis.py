@@ -32,7 +32,7 @@ def phrase_synthesis(run: BuildRun, texts: SpoolTexts, kept_members: Sequence[Se
                                  language=config.language, placeholder=placeholder) for i in members]
         released = release_phrases(sets, max_phrases=cal.phrase_max, sigma=cal.phrase_sigma,
                                    threshold=cal.phrase_threshold, accountant=branches[r], random=noise)
-        synthetic.append(phrase_text(released, n=config.phrase_n, keyword=W[r]))
+        synthetic.append(phrase_text(released, n=config.phrase_n, keyword=W[r], public=config.pii_allow))
         display.update()
     display.end(f"{sum(bool(y) for y in synthetic)} of {len(synthetic)} clusters released phrases")
     return synthetic
@@ -68,6 +68,6 @@ def collection_phrase_synthesis(run: BuildRun, texts: SpoolTexts, keywords: Sequ
     released = release_phrases(sets, max_phrases=cal.phrase_max, sigma=cal.phrase_sigma,
                                threshold=cal.phrase_threshold, accountant=accountant, random=noise)
     produced = collection_texts(released, keywords, n=config.phrase_n, language=config.language,
-                                min_phrases=config.phrase_min_phrases)
+                                min_phrases=config.phrase_min_phrases, public=config.pii_allow)
     display.end(f"{len(released)} phrases released, {len(produced)} texts")
     return produced
