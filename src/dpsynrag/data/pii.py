@@ -305,7 +305,8 @@ class PIIRedactor:
         if protected:  # what is left of a name around a public string must still look like a name
             found = [(s, e, entity) for start, end, entity in found
                      for s, e in _subtract((start, end), protected, text)
-                     if entity != "PERSON" or (s, e) == (start, end) or model_person_plausible(text[s:e])]
+                     if (s, e) == (start, end) or (entity != "PERSON" or model_person_plausible(text[s:e]))
+                     and (entity != "URL" or any(ch.isdigit() for ch in text[s:e]))]  # "/help" of a public site
         by_entity: dict[str, list[tuple[int, int]]] = {}
         for start, end, entity in found:  # one span per place and entity type, whichever finders found it
             by_entity.setdefault(entity, []).append((start, end))

@@ -90,8 +90,8 @@ def _matchers(value: str) -> tuple[tuple[re.Pattern, int | str], ...]:
         return ((re.compile(r"\s*@\s*".join(re.escape(p) for p in value.split("@")), flags), 0),)
     url = _URL.fullmatch(value)
     if url:  # with or without its scheme and "www.", a final slash or not
-        return ((re.compile(r"(?:https?://)?(?:www\.)?" + re.escape(url.group("rest").rstrip("/")) + r"/?(?![\w/])",
-                            flags), 0),)
+        return ((re.compile(r"(?:https?://)?(?:www\.)?" + re.escape(url.group("rest").rstrip("/"))
+                            + r"(?![\w-]|\.\w)", flags), 0),)  # a longer path may follow: it is not public
     alnum = "".join(ch for ch in value if ch.isalnum())
     digits = "".join(ch for ch in value if ch.isdigit())
     if digits and len(alnum) >= _MIN_STRUCTURED:
