@@ -307,10 +307,16 @@ def test_corpus_query_refuses_options_of_other_methods_before_loading_anything(c
     assert result.exit_code == 2 and "--model and --answer-endpoint both choose the answering model" in _out(result)
 
 
-def test_corpus_query_defaults_to_the_corpus_models_and_64_tokens(corpus, loads):
+def test_corpus_query_defaults_to_the_corpus_models_and_the_evaluation_answer_length(corpus, loads):
+    from dpsynrag.eval.presets import PRESETS
+    from dpsynrag.rag.answer import DEFAULT_ANSWER_TOKENS
+
     result = runner.invoke(app, ["query", str(corpus), "the patient has fever"])
     assert result.exit_code == 0, result.output
-    assert loads == [("embedder", None), ("lm", None)] and loads.lengths == [64]  # the manifest's specs
+    # the manifest's specs, and the answer length of eval's cpu-sized presets (one definition: issue 51)
+    assert loads == [("embedder", None), ("lm", None)] and loads.lengths == [24] == [DEFAULT_ANSWER_TOKENS]
+    assert {name: p.answer_tokens for name, p in PRESETS.items()} == {
+        "cpu": 24, "paper": 64, "demo": 24, "own-cpu": 24, "searchqa-cpu": 24, "searchqa-paper": 64}
 
 
 def test_corpus_query_honours_model_embedder_and_max_tokens(corpus, loads):

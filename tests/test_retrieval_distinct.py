@@ -216,7 +216,7 @@ def test_the_evaluation_harness_answers_with_the_copies(folder, tiny_lm):
     corpus = SyntheticCorpus.load(folder)
     stub = SimpleNamespace(data=SimpleNamespace(task=SimpleNamespace(answer_system_prompt="Answer.")),
                            config=SimpleNamespace(preset=SimpleNamespace(answer_tokens=4)),
-                           answer_lm=tiny_lm, embedder=HashEmbedder(), top_k=4)
+                           answer_lm=tiny_lm, embedder=HashEmbedder(), top_k=4, answer_mode=lambda spec: "generate")
     answerer = Harness.retriever(stub, None, corpus)
     assert answerer.texts == corpus.texts and len(answerer.texts) == 9
     q = "fever and cough"

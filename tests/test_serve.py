@@ -255,7 +255,7 @@ def test_serve_and_query_answer_with_an_endpoint(folders, monkeypatch):
         result = runner.invoke(cli_app, ["query", str(folders / "notes"), "skin rash", "--top-k", "3",
                                          "--answer-endpoint", f"{url}/v1", "--answer-model", "tiny-chat"])
         assert result.exit_code == 0, result.output
-        assert result.output.strip() == "echo tiny-chat 2 64 rash"
+        assert result.output.strip() == "echo tiny-chat 2 24 rash"  # query's answer length: DEFAULT_ANSWER_TOKENS
         result = runner.invoke(cli_app, ["query", str(folders / "notes"), "skin rash", "--answer-endpoint", f"{url}/v1",
                                          "--answer-model", "gpt-x"])
         assert result.exit_code == 2 and "model 'gpt-x' not found" in result.output

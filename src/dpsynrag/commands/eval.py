@@ -12,6 +12,7 @@ from rich.console import Console
 
 from dpsynrag.checks import FLAGS, error_message
 from dpsynrag.errors import ConfigError, DpsynragError
+from dpsynrag.rag.answer import ANSWER_MODES, DEFAULT_ANSWER_TOKENS
 
 __all__ = ["eval_command"]
 
@@ -24,6 +25,7 @@ _EVAL_FLAGS = {
     "allow": "--pii-allow", "allow_file": "--pii-allow-file",
     "text_field": "--text-field", "id_field": "--id-field", "identifier_fields": "--identifier-field",
     "epsilons": "--epsilon", "epsilon_per_query": "--epsilon", "questions": "--limit", "answer_tokens": "--answer-tokens",
+    "answer_mode": "--answer-mode", "corpus": "--corpus",
     "mq_m": "--m", "mq_epsilon_totals": "--epsilon-total",
 }
 
@@ -107,7 +109,9 @@ def eval_command(
     embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedding model id or folder (default: offline all-MiniLM-L6-v2)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the mechanisms (default: the preset's, 0). Seeded outputs are not for release."),
     top_k: Optional[int] = typer.Option(None, "--top-k", help="Retrieval depth of RAG and of RAG over synthetic corpora."),
-    answer_tokens: Optional[int] = typer.Option(None, "--answer-tokens", help="Greedy answer length in tokens."),
+    answer_tokens: Optional[int] = typer.Option(None, "--answer-tokens", help=f"Greedy answer length in tokens (default: the preset's: {DEFAULT_ANSWER_TOKENS}, the default of `dpsynrag query --max-tokens` too, so that their answers compare; paper and searchqa-paper: 64)."),
+    answer_mode: Optional[str] = typer.Option(None, "--answer-mode", metavar="|".join(ANSWER_MODES), help="How RAG and the synthetic corpora answer: generate (the model, greedy) or extractive (the sentence of the retrieved texts most similar to the question, by the embedder's cosine; no generation). Non-RAG and DP-RAG always generate. Default: the preset's (own-cpu: the corpora extractive, RAG generate; the others: generate)."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", metavar="DIR", help="Score this corpus folder (made by `dpsynrag build`) as it is instead of building one: the row of its manifest's method (e.g. dp-synrag, added to --methods) is its answers at its own epsilon; the other --methods run as usual on --database. Its embedder must be this run's (--embedder); main experiment only."),
     m: Optional[str] = typer.Option(None, "--m", help="Multi-query: numbers of queries, comma-separated."),
     epsilon_total: Optional[str] = typer.Option(None, "--epsilon-total", help="Multi-query: total budgets, comma-separated."),
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the PNG plots."),
@@ -132,7 +136,8 @@ def eval_command(
             task=task, out=out, methods=methods, preset=preset, experiment=experiment, database=database,
             queries=queries, model=model, embedder=embedder, answer_endpoint=answer_endpoint, answer_model=answer_model,
             epsilons=_floats(epsilon, "--epsilon"), delta=delta, questions=limit, documents=documents,
-            subset=subset, attacks=attacks, seed=seed, top_k=top_k, answer_tokens=answer_tokens,
+            subset=subset, attacks=attacks, seed=seed, top_k=top_k, answer_tokens=answer_tokens, answer_mode=answer_mode,
+            corpus_answer_mode=answer_mode, corpus=corpus,
             mq_m=_ints(m, "--m"), mq_epsilon_totals=_floats(epsilon_total, "--epsilon-total"),
             text_field=text_field, id_field=id_field, identifier_fields=identifier_field or (), allow=public,
             **_corpus_fields(_settings(synrag), redaction_fields({

@@ -19,6 +19,7 @@ from dpsynrag.errors import ConfigError, DpsynragError
 from dpsynrag.commands.ledger import LEDGER_HELP, LIFETIME_HELP, open_ledger, summary_line
 from dpsynrag.methods import methods
 from dpsynrag.methods.rivals import RIVALS
+from dpsynrag.rag.answer import ANSWER_MODES, DEFAULT_ANSWER_TOKENS
 
 
 DP_RAG_PANEL = "DP-RAG (--method dp-rag: each query costs its epsilon)"
@@ -43,7 +44,8 @@ def query_command(
     show_context: bool = typer.Option(False, "--show-context", help="Print the retrieved synthetic texts, each labelled with its similarity (and whether it was under --min-similarity), then the answer labelled."),
     min_similarity: Optional[float] = typer.Option(None, "--min-similarity", help="A public similarity floor (cosine, in [-1, 1]): retrieved texts below it are not given to the model, and a question no text reaches is answered 'The corpus does not cover this question.' (default: none)."),
     repeat_copies: bool = typer.Option(False, "--repeat-copies", help="Retrieve a text once per index copy (--index-copy-size), as the evaluation harness does; default: --top-k distinct texts."),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="Answer length in tokens (default 64; dp-rag: --T)."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help=f"Answer length in tokens (default {DEFAULT_ANSWER_TOKENS}: the answer length of `dpsynrag eval`'s presets cpu, demo, own-cpu and searchqa-cpu, so that their scores compare; the paper presets answer with 64; --server: the service's; dp-rag: --T)."),
+    answer_mode: Optional[str] = typer.Option(None, "--answer-mode", metavar="|".join(ANSWER_MODES), help="generate: the model answers from the retrieved texts; extractive: the answer is the sentence of the retrieved texts most similar to the question (the embedder's cosine; ties: the earlier text), no model loaded. Default: the corpus's: extractive for an own-data corpus (a phrase release over the collection, --preset own-cpu), else generate."),
     method: str = typer.Option("corpus", "--method", help="corpus (RAG over a synthetic corpus: free) | dp-rag (query-time DP over --documents: costs budget) | a query-time rival: murag, murag-ada, dp-vote-rag, dp-sparse-vote-rag, dp-ksa (one session over --documents answering QUESTION or --questions, the session's epsilon --total-epsilon)."),
     documents: Optional[Path] = typer.Option(None, "--documents", help="dp-rag: the private collection (file, or a task's data folder with --task).", rich_help_panel=DP_RAG_PANEL),
     epsilon_per_query: Optional[float] = typer.Option(None, "--epsilon-per-query", help="dp-rag: epsilon of each query.", rich_help_panel=DP_RAG_PANEL),
@@ -77,8 +79,8 @@ def query_command(
     code 2 instead of answering from the model alone; one that keeps few texts answers, with a warning
     on stderr."""
     if method in RIVAL_NAMES:
-        not_here = typed_flags(ctx, {"show_context", "max_tokens", "repeat_copies", "min_similarity", "interactive",
-                                     "server", "answer_endpoint", "answer_model", "epsilon_per_query", "composition",
+        not_here = typed_flags(ctx, {"show_context", "max_tokens", "answer_mode", "repeat_copies", "min_similarity",
+                                     "interactive", "server", "answer_endpoint", "answer_model", "epsilon_per_query", "composition",
                                      "utility", "top_p", "retrieval_epsilon", "public_weight"})
         if not_here:
             fail(ConfigError(f"{_flags_verb(not_here, 'does', 'do')} not apply to --method {method} (its answer length is "
@@ -99,8 +101,8 @@ def query_command(
         if answer_endpoint is not None or answer_model is not None:
             fail(ConfigError("--answer-endpoint and --answer-model do not apply to --method dp-rag: its private "
                               "prediction needs the model's next-token logits."))
-        not_here = typed_flags(ctx, {"show_context", "max_tokens", "repeat_copies", "min_similarity", "questions",
-                                     "interactive", "out", "server"})
+        not_here = typed_flags(ctx, {"show_context", "max_tokens", "answer_mode", "repeat_copies", "min_similarity",
+                                     "questions", "interactive", "out", "server"})
         if not_here:
             fail(ConfigError(f"{_flags_verb(not_here, 'does', 'do')} not apply to --method dp-rag (its answer length is "
                              "--T; its context is private; each of its questions costs epsilon: one a call)."))
@@ -126,6 +128,10 @@ def query_command(
         if model is not None and answer_endpoint is not None:
             raise ConfigError("--model and --answer-endpoint both choose the answering model: give one.")
         check_int("--max-tokens", max_tokens, optional=True)
+        if answer_mode is not None and answer_mode not in ANSWER_MODES:
+            raise ConfigError(f"--answer-mode must be one of {', '.join(ANSWER_MODES)}. Found {answer_mode!r}.")
+        if server is not None and answer_mode is not None:
+            raise ConfigError("--answer-mode does not apply to --server: the service answers with its model (generate).")
         if questions is not None and interactive:
             raise ConfigError("--questions and --interactive both say where the questions come from: give one.")
         if server is not None:
@@ -156,7 +162,8 @@ def query_command(
             asker = _local_asker(corpus_dir, method, model=model, embedder=embedder, answer_endpoint=answer_endpoint,
                                  answer_model=answer_model, top_k=top_k, max_tokens=max_tokens,
                                  repeat_copies=repeat_copies, min_similarity=min_similarity,
-                                 contexts=show_context or as_json or question is None)
+                                 contexts=show_context or as_json or question is None, answer_mode=answer_mode,
+                                 generating=typed_flags(ctx, {"model", "answer_endpoint", "answer_model", "max_tokens"}))
         ready_s = time.perf_counter() - t_load
         if asked is not None:
             answer_file(asker, asked, out, ready_s=ready_s)
@@ -195,19 +202,28 @@ def _served(ctx: typer.Context, corpus_dir: Optional[str], question: Optional[st
 
 
 def _local_asker(corpus_dir: str, method: str, *, model, embedder, answer_endpoint, answer_model, top_k, max_tokens,
-                 repeat_copies, min_similarity, contexts: bool) -> LocalAsker:
+                 repeat_copies, min_similarity, contexts: bool, answer_mode: Optional[str] = None,
+                 generating: list[str] = ()) -> LocalAsker:
     """The corpus folder and its models, loaded once: the --embedder (checked against the index) or the
-    corpus's, then the --answer-endpoint, the --model or the corpus's language model.
+    corpus's, then (generated answers) the --answer-endpoint, the --model or the corpus's language model;
+    extractive answers (--answer-mode, else the corpus's default) load no language model.
 
     Raises:
         CorpusError: not a corpus, another method's, or a corpus keeping no text (said before any model
-            loads; a corpus keeping few texts answers, with a warning on stderr). ConfigError: bad options.
+            loads; a corpus keeping few texts answers, with a warning on stderr). ConfigError: bad options,
+            among them an option of generation (``generating``: the typed ones) with extractive answers.
     """
     from dpsynrag.corpus import SyntheticCorpus
 
     corpus = SyntheticCorpus.load(Path(corpus_dir))
     if method != "corpus" and corpus.manifest.get("method") != method:
         raise ConfigError(f"{corpus_dir} is a {corpus.manifest.get('method')} corpus, not {method}.")
+    mode = answer_mode or corpus.default_answer_mode
+    if mode == "extractive" and generating:
+        why = "--answer-mode extractive" if answer_mode else "this corpus answers extractively by default (an own-data corpus)"
+        raise ConfigError(f"{_flags_verb(list(generating), 'chooses', 'choose')} how the model generates, but {why}: "
+                          "the answer is the best-matching sentence of the retrieved texts and no model is asked. Add "
+                          "--answer-mode generate to answer with a model.")
     if not corpus.texts:  # refused by LocalAsker before any model loads
         return LocalAsker(corpus, lm=None, embedder=None, top_k=top_k, max_tokens=max_tokens,
                           repeat_copies=repeat_copies, min_similarity=min_similarity, contexts=False, name=corpus_dir)
@@ -215,9 +231,11 @@ def _local_asker(corpus_dir: str, method: str, *, model, embedder, answer_endpoi
     from dpsynrag.models import Embedder, LanguageModel
 
     emb = _query_embedder(embedder, corpus) or Embedder.load(corpus.manifest["embedder"]["spec"])  # before the LM
-    lm = _answer_lm(answer_endpoint, answer_model) or LanguageModel.load(model or corpus.manifest["model"]["spec"])
+    lm = None
+    if mode == "generate":
+        lm = _answer_lm(answer_endpoint, answer_model) or LanguageModel.load(model or corpus.manifest["model"]["spec"])
     return LocalAsker(corpus, lm=lm, embedder=emb, top_k=top_k, max_tokens=max_tokens, repeat_copies=repeat_copies,
-                      min_similarity=min_similarity, contexts=contexts, name=corpus_dir)
+                      min_similarity=min_similarity, contexts=contexts, name=corpus_dir, answer_mode=mode)
 
 
 def _flags_verb(flags: list[str], singular: str, plural: str) -> str:

@@ -2,9 +2,10 @@
 (``--questions``) or questions typed one by one (``--interactive``), answered with models loaded once
 (:class:`LocalAsker`) or by a running ``dpsynrag serve`` that already holds them (:class:`RemoteAsker`).
 
-Every answer is one record (a dict, printed as JSON): ``question``, ``answer``, ``covered`` (False: a
-``--min-similarity`` floor that no retrieved text reached; the model was not asked), ``min_similarity``,
-``corpus``, and ``contexts``: the retrieved texts, best first, each with its record ``id``, cosine
+Every answer is one record (a dict, printed as JSON): ``question``, ``answer``, ``answer_mode``
+(``generate``: the model's answer; ``extractive``: the best-matching sentence of the retrieved texts),
+``covered`` (False: a ``--min-similarity`` floor that no retrieved text reached; the model was not asked),
+``min_similarity``, ``corpus``, and ``contexts``: the retrieved texts, best first, each with its record ``id``, cosine
 ``score`` in [-1, 1], ``text``, its other released fields, and ``given`` (whether the model was given it).
 All of it is post-processing of the released corpus: no privacy cost, the private documents never read.
 """
@@ -86,9 +87,10 @@ def _csv_questions(path: str, text: str) -> list[str]:
     return questions
 
 
-def _record(question: str, answer: str, covered: bool, contexts: list[dict], floor: Optional[float], corpus: str) -> dict:
-    return {"question": question, "answer": answer, "covered": covered, "min_similarity": floor, "corpus": corpus,
-            "contexts": contexts}
+def _record(question: str, answer: str, covered: bool, contexts: list[dict], floor: Optional[float], corpus: str,
+            mode: str = "generate") -> dict:
+    return {"question": question, "answer": answer, "answer_mode": mode, "covered": covered, "min_similarity": floor,
+            "corpus": corpus, "contexts": contexts}
 
 
 class LocalAsker:
@@ -97,8 +99,10 @@ class LocalAsker:
     Args:
         corpus: a :class:`~dpsynrag.corpus.SyntheticCorpus` that keeps texts.
         lm: the answering model (a LanguageModel or an OpenAI-compatible endpoint). embedder: the index's.
-        top_k: texts retrieved (None: the task's, else 10). max_tokens: answer tokens (None: 64).
-        repeat_copies, min_similarity: as :meth:`~dpsynrag.corpus.SyntheticCorpus.answer_many`.
+        top_k: texts retrieved (None: the corpus's default). max_tokens: answer tokens (None:
+        :data:`~dpsynrag.rag.answer.DEFAULT_ANSWER_TOKENS`). repeat_copies, min_similarity, answer_mode: as
+        :meth:`~dpsynrag.corpus.SyntheticCorpus.answer_many` (answer_mode None: the corpus's default; with
+        ``extractive``, ``lm`` may be None).
         contexts: also search for the contexts' ids and scores (False: records with no ``contexts``).
         name: the corpus as records name it.
 
@@ -107,7 +111,8 @@ class LocalAsker:
     """
 
     def __init__(self, corpus, *, lm, embedder, top_k: Optional[int], max_tokens: Optional[int],
-                 repeat_copies: bool, min_similarity: Optional[float], contexts: bool, name: str):
+                 repeat_copies: bool, min_similarity: Optional[float], contexts: bool, name: str,
+                 answer_mode: Optional[str] = None):
         if not corpus.texts:
             raise CorpusError(f"corpus {corpus.path} keeps no synthetic text ({len(corpus.records)} released, 0 kept): "
                               "there is no context to retrieve, so an answer would come from the model alone.")
@@ -115,13 +120,14 @@ class LocalAsker:
 
         self.corpus, self.lm, self.embedder, self.name = corpus, lm, embedder, name
         self.top_k, self.max_tokens, self.repeat_copies, self.floor = top_k, max_tokens, repeat_copies, min_similarity
+        self.answer_mode = answer_mode or corpus.default_answer_mode
         self.retriever = CorpusRetriever(corpus, embedder) if contexts else None
 
     def ask(self, questions: list[str]) -> list[dict]:
         """One record per question (see the module), in order. Raises DataError: a blank question."""
         answers = self.corpus.answer_many(questions, top_k=self.top_k, lm=self.lm, embedder=self.embedder,
                                           max_new_tokens=self.max_tokens, repeat_copies=self.repeat_copies,
-                                          min_similarity=self.floor)
+                                          min_similarity=self.floor, answer_mode=self.answer_mode)
         hits = ([[] for _ in questions] if self.retriever is None else self.retriever.search(
             questions, self.top_k or self.retriever.resolve_top_k(None), repeat_copies=self.repeat_copies))
         out = []
@@ -129,7 +135,8 @@ class LocalAsker:
             # the same search of the same view as the answer's; with a floor, the texts under it too (not given)
             found = found if self.floor is not None else found[:len(answer.context)]
             contexts = [{**h.to_dict(), "given": self.floor is None or h.score >= self.floor} for h in found]
-            out.append(_record(answer.question, answer.text, answer.covered, contexts, self.floor, self.name))
+            out.append(_record(answer.question, answer.text, answer.covered, contexts, self.floor, self.name,
+                               self.answer_mode))
         return out
 
 

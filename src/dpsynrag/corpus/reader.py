@@ -52,7 +52,14 @@ from dpsynrag.corpus.format import (
 )
 from dpsynrag.errors import ConfigError, CorpusError
 from dpsynrag.privacy.report import PrivacyReport
-from dpsynrag.rag.answer import DEFAULT_SYSTEM_PROMPT, Answer, RAGAnswerer
+from dpsynrag.rag.answer import (
+    DEFAULT_ANSWER_TOKENS,
+    DEFAULT_SYSTEM_PROMPT,
+    OWN_DATA_ANSWER_MODE,
+    Answer,
+    RAGAnswerer,
+    check_answer_mode,
+)
 from dpsynrag.rag.index import VectorIndex
 
 __all__ = ["FEW_KEPT_FRACTION", "SyntheticCorpus", "content_warning"]
@@ -188,20 +195,24 @@ class SyntheticCorpus:
         return PrivacyReport.from_dict(self.manifest["privacy"])
 
     def answerer(
-        self, *, lm=None, embedder=None, top_k: int | None = None, system_prompt: str | None = None, max_new_tokens: int = 64,
-        repeat_copies: bool = False, min_similarity: float | None = None,
+        self, *, lm=None, embedder=None, top_k: int | None = None, system_prompt: str | None = None,
+        max_new_tokens: int = DEFAULT_ANSWER_TOKENS, repeat_copies: bool = False, min_similarity: float | None = None,
+        answer_mode: str | None = None,
     ) -> RAGAnswerer:
         """A :class:`RAGAnswerer` over the kept texts. Models default to the ones the corpus was built
         with (the embedder must be the index's: same dimension). ``repeat_copies``: search the index as
         built, each text once per index copy, instead of each text once (:meth:`view`). ``min_similarity``:
-        the answerer's similarity floor (:class:`RAGAnswerer`; None: none)."""
+        the answerer's similarity floor (:class:`RAGAnswerer`; None: none). ``answer_mode``: ``"generate"``
+        or ``"extractive"`` (the best-matching sentence of the retrieved texts; no language model is loaded);
+        None: :attr:`default_answer_mode`."""
+        answer_mode = check_answer_mode(answer_mode or self.default_answer_mode)
         if embedder is None:
             from dpsynrag.models import Embedder
 
             embedder = Embedder.load(self.manifest["embedder"]["spec"])
         if embedder.dim != self.index.dim:
             raise CorpusError(f"the embedder has dimension {embedder.dim}, the corpus index {self.index.dim}.")
-        if lm is None:
+        if lm is None and answer_mode == "generate":
             from dpsynrag.models import LanguageModel
 
             lm = LanguageModel.load(self.manifest["model"]["spec"])
@@ -216,8 +227,21 @@ class SyntheticCorpus:
         _, texts, index = self.view(repeat_copies=repeat_copies)
         return RAGAnswerer(
             lm, embedder, texts, top_k=top_k, system_prompt=system_prompt, max_new_tokens=max_new_tokens, index=index,
-            min_similarity=min_similarity,
+            min_similarity=min_similarity, answer_mode=answer_mode,
         )
+
+    @property
+    def own_data(self) -> bool:
+        """Whether the corpus is a phrase release over the whole collection (``phrase_scope="collection"``, the
+        ``own-cpu`` preset's build for a user's own records). Public: read from the manifest."""
+        return (self.manifest.get("decoding") or {}).get("phrase_scope") == "collection"
+
+    @property
+    def default_answer_mode(self) -> str:
+        """How the corpus answers when no ``answer_mode`` is asked: ``"generate"``, or for a phrase release over
+        the whole collection (:attr:`own_data`) the mode measured best on own-data collections
+        (:data:`~dpsynrag.rag.answer.OWN_DATA_ANSWER_MODE`, ``benchmarks/results/answer_mode.md``)."""
+        return OWN_DATA_ANSWER_MODE if self.own_data else "generate"
 
     @property
     def default_top_k(self) -> int:
@@ -226,7 +250,7 @@ class SyntheticCorpus:
         give a small answering model other facts' figures to pick from: issue 41,
         ``benchmarks/results/owndata_collection.md``), else its task's ``rag_top_k``, else 10. Public: read from
         the manifest."""
-        if (self.manifest.get("decoding") or {}).get("phrase_scope") == "collection":
+        if self.own_data:
             return 1
         task = self.manifest["config"].get("task")
         if task:
@@ -241,7 +265,8 @@ class SyntheticCorpus:
         return self._default_answerer(top_k=top_k, repeat_copies=repeat_copies).retrieve([question])[0][:top_k]
 
     def answer(self, question: str, *, top_k: int | None = None, repeat_copies: bool = False) -> str:
-        """Answer one question from the corpus (greedy), with the corpus's model and embedder.
+        """Answer one question from the corpus (its :attr:`default_answer_mode`), with the corpus's model
+        and embedder.
 
         Raises:
             CorpusError: the corpus keeps no text (see :meth:`answer_many`).
@@ -251,14 +276,16 @@ class SyntheticCorpus:
     def answer_many(
         self, questions: Sequence[str], *, top_k: int | None = None, progress: bool = False, lm=None,
         embedder=None, max_new_tokens: int | None = None, repeat_copies: bool = False,
-        min_similarity: float | None = None,
+        min_similarity: float | None = None, answer_mode: str | None = None,
     ) -> list[Answer]:
         """Answers with their retrieved context, one per question.
 
         ``lm``: the answering model (a :class:`~dpsynrag.models.LanguageModel` or an endpoint,
         :class:`~dpsynrag.models.endpoint.OpenAIChatModel`); None: the model the corpus was built with.
         ``embedder``: the retrieval embedder (an :class:`~dpsynrag.models.Embedder` of the index's
-        dimension); None: the corpus's. ``max_new_tokens``: the greedy answer length (default 64).
+        dimension); None: the corpus's. ``max_new_tokens``: the greedy answer length (default
+        :data:`~dpsynrag.rag.answer.DEFAULT_ANSWER_TOKENS`). ``answer_mode``: ``"generate"`` or ``"extractive"``
+        (None: :attr:`default_answer_mode`).
         ``repeat_copies``: the context holds a text once per index copy (:meth:`view`); default: ``top_k``
         distinct texts. ``min_similarity``: a public similarity floor (:class:`RAGAnswerer`): a question no
         retrieved text reaches is answered :data:`~dpsynrag.rag.answer.NOT_COVERED` (``Answer.covered`` False).
@@ -279,12 +306,12 @@ class SyntheticCorpus:
             )
         if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
             raise ConfigError(f"`top_k` (--top-k) must be an integer >= 1. Found {top_k!r}.")
-        if embedder is not None or max_new_tokens is not None or min_similarity is not None:
+        if embedder is not None or max_new_tokens is not None or min_similarity is not None or answer_mode is not None:
             from dpsynrag.checks import check_int
 
             length = {} if max_new_tokens is None else {"max_new_tokens": check_int("max_new_tokens", max_new_tokens)}
             answerer = self.answerer(lm=lm, embedder=embedder, top_k=top_k, repeat_copies=repeat_copies,
-                                     min_similarity=min_similarity, **length)
+                                     min_similarity=min_similarity, answer_mode=answer_mode, **length)
         else:
             answerer = self._default_answerer(top_k=top_k, lm=lm, repeat_copies=repeat_copies)
         return answerer.answer(questions, progress=progress)
@@ -297,6 +324,6 @@ class SyntheticCorpus:
             _, texts, index = self.view(repeat_copies=repeat_copies)
             return RAGAnswerer(
                 a.lm, a.embedder, texts, top_k=top_k or a.top_k, system_prompt=a.system_prompt,
-                max_new_tokens=a.max_new_tokens, index=index,
+                max_new_tokens=a.max_new_tokens, index=index, answer_mode=a.answer_mode,
             )
         return a

@@ -17,6 +17,7 @@ from dpsynrag.checks import check_int
 from dpsynrag.errors import ConfigError, DataError
 from dpsynrag.eval.presets import EvalPreset, default_preset, get_preset
 from dpsynrag.methods import get_method, method_names, methods
+from dpsynrag.rag.answer import check_answer_mode
 from dpsynrag.tasks import get_task
 
 __all__ = ["EXPERIMENTS", "EvalConfig", "expand_methods"]
@@ -89,6 +90,9 @@ class EvalConfig:
             looked for by the leakage check). Other tasks read their own format: only the defaults.
         allow: public strings the leakage check never counts (a support number, the company's name:
             :class:`~dpsynrag.eval.leakage.LeakageChecker`).
+        corpus: a corpus folder made by ``dpsynrag build`` to score as it is (``--corpus``): the row of its
+            manifest's method is that corpus's answers, at its own ε, and it is not built (the other methods
+            run as usual); None: every corpus method builds its own (seeded) corpus. Main experiment only.
     """
 
     task: str
@@ -106,6 +110,7 @@ class EvalConfig:
     id_field: str | None = None
     identifier_fields: tuple[str, ...] = ()
     allow: tuple[str, ...] = ()
+    corpus: Path | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out", Path(self.out))
@@ -116,6 +121,8 @@ class EvalConfig:
             object.__setattr__(self, "database", Path(self.database))
         if self.queries is not None:
             object.__setattr__(self, "queries", Path(self.queries))
+        if self.corpus is not None:
+            object.__setattr__(self, "corpus", Path(self.corpus))
         self.validate()
 
     @classmethod
@@ -137,6 +144,7 @@ class EvalConfig:
         id_field: str | None = None,
         identifier_fields: Sequence[str] = (),
         allow: Sequence[str] = (),
+        corpus: str | os.PathLike | None = None,
         **overrides: Any,
     ) -> "EvalConfig":
         """A config from a preset name plus overrides of its fields (``documents=``, ``questions=``,
@@ -180,6 +188,7 @@ class EvalConfig:
             id_field=id_field,
             identifier_fields=tuple(identifier_fields),
             allow=tuple(allow),
+            corpus=Path(corpus) if corpus is not None else None,
         )
 
     def validate(self) -> None:
@@ -203,6 +212,16 @@ class EvalConfig:
                 raise ConfigError(f"`{name}` must be a positive integer or None. Found {value!r}.")
         if p.answer_tokens < 1:
             raise ConfigError(f"`answer_tokens` must be >= 1. Found {p.answer_tokens!r}.")
+        check_answer_mode(p.answer_mode)
+        if p.corpus_answer_mode is not None:
+            check_answer_mode(p.corpus_answer_mode)
+        if self.corpus is not None:
+            if not (self.corpus / "manifest.json").is_file():
+                raise DataError(f"`corpus` (--corpus): {str(self.corpus)!r} is not a corpus folder (no manifest.json; "
+                                "build one with `dpsynrag build`).")
+            if self.experiment != "main":
+                raise ConfigError(f"`corpus` (--corpus) scores a built corpus in the main experiment; the {self.experiment} "
+                                  "experiment builds its own corpora.")
         if p.seed is not None:  # None: secure randomness; checked here, not after the models load
             check_int("seed", p.seed, minimum=0)
         if p.subset not in ("random", "first"):
@@ -263,5 +282,6 @@ class EvalConfig:
             "id_field": self.id_field,
             "identifier_fields": list(self.identifier_fields),
             "allow": list(self.allow),
+            "corpus": str(self.corpus.resolve()) if self.corpus else None,
             "preset": self.preset.to_dict(),
         }

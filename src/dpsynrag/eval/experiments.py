@@ -131,6 +131,7 @@ def evaluate_method(h: Harness, spec: MethodSpec, *, leakage: bool = True) -> di
         "label": spec.label,
         "epsilon": spec.epsilon,
         "delta": p.delta if spec.impl.dp else None,
+        "answer_mode": h.answer_mode(spec),
         "config": {
             "params": spec.params,
             **h.common,
@@ -173,6 +174,7 @@ def evaluate_method(h: Harness, spec: MethodSpec, *, leakage: bool = True) -> di
             "texts": len(corpus.records),
             "kept": corpus.manifest["num_kept"],
             "build_seconds": corpus_info.get("build_seconds"),
+            "given": spec.corpus is not None,
             "note": corpus_info.get("note"),
             "config": corpus.manifest.get("config"),
         }
@@ -187,11 +189,15 @@ def evaluate_method(h: Harness, spec: MethodSpec, *, leakage: bool = True) -> di
 # ----------------------------------------------------------------------------------------------- driver
 
 
-def _load_models(config: EvalConfig, lm, embedder):
+def _load_models(config: EvalConfig, lm, embedder, given=None):
     if embedder is None:  # first: a bad embedder fails before the (larger) language model loads
         from dpsynrag.models import Embedder
 
         embedder = Embedder.load(config.embedder)
+    if given is not None:  # --corpus: its index's embedder, checked before the language model loads
+        from dpsynrag.eval.given import check_embedder
+
+        check_embedder(given, embedder)
     if lm is None:
         from dpsynrag.models import LanguageModel
 
@@ -231,10 +237,21 @@ def run_eval(
     started = time.time()
     out = config.out
     out.mkdir(parents=True, exist_ok=True)
+    given = None
+    if config.corpus is not None:  # --corpus: opened and verified before any model loads
+        from dpsynrag.eval.given import load_given
+
+        given = load_given(config.corpus)
     data = load_eval_data(config)
-    lm, embedder = _load_models(config, lm, embedder)
+    lm, embedder = _load_models(config, lm, embedder, given)
     h = Harness(config, data, lm, embedder, progress=progress, log=log)
     p = config.preset
+    if given is not None:
+        from dpsynrag.eval.given import describe
+
+        h.given = given
+        h.given_note = describe(given, h.answer_lm, answer_mode=h.answering["corpus_answer_mode"],
+                                answer_model=config.answer_model)
     results: dict[str, Any] = {
         "dpsynrag_version": __version__,
         "experiment": config.experiment,
@@ -246,15 +263,23 @@ def run_eval(
         "answering": {**h.answering, "decoding": "greedy"},
         "methods": [],
     }
+    if given is not None:
+        results["corpus"] = {"path": str(given.path.resolve()), "method": given.manifest.get("method"),
+                             "epsilon": h.given_spec().epsilon, "note": h.given_note}
     stem = "results" if config.experiment == "main" else f"results-{config.experiment}"
     results_path = out / f"{stem}.json"
     log(f"{data.task.name}: {len(data.documents)} documents ({data.info['subset']}), {len(data.queries)} questions, "
         f"{len(data.attacks)} attack prompts, {len(data.matcher)} private names; model {h.common['model']}, "
         f"embedder {h.common['embedder']}")
+    if h.given_note:
+        log(h.given_note)
     if config.experiment == "main":
         jobs: list[MethodSpec] = []
-        for method in config.methods:
-            if method in ("non-rag", "rag"):
+        given_method = None if given is None else h.given_spec().method
+        for method in (*config.methods, *([given_method] if given and given_method not in config.methods else [])):
+            if method == given_method:
+                jobs.append(h.given_spec())  # its own folder at its own epsilon, not built
+            elif method in ("non-rag", "rag"):
                 jobs.append(h.specs(method, None))
             else:
                 jobs.extend(h.specs(method, eps) for eps in p.epsilons)

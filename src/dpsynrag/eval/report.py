@@ -69,6 +69,20 @@ def _secs(x: float | None) -> str:
     return "–" if x is None else f"{x:.0f}"
 
 
+def _answering(answering: dict[str, Any]) -> str:
+    """The setup line of the answers: ``top-1, greedy, ≤ 24 tokens``, or where some answers are extractive (the
+    answer modes of RAG over the documents and of the synthetic corpora) which ones: ``top-1; RAG: greedy, ≤ 24
+    tokens; synthetic corpora: extractive (...); Non-RAG and DP-RAG: greedy, ≤ 24 tokens``."""
+    greedy = f"greedy, ≤ {answering['answer_tokens']} tokens"
+    rag = answering.get("answer_mode", "generate")
+    corpora = answering.get("corpus_answer_mode") or rag
+    if rag == corpora == "generate":
+        return f"top-{answering['top_k']}, {greedy}"
+    extractive = "extractive (the best-matching sentence of the retrieved texts)"
+    return (f"top-{answering['top_k']}; RAG: {extractive if rag == 'extractive' else greedy}; synthetic corpora: "
+            f"{extractive if corpora == 'extractive' else greedy}; Non-RAG and DP-RAG: {greedy}")
+
+
 def render_markdown(results: dict[str, Any], *, json_name: str = "results.json") -> str:
     """The Markdown report of a results dictionary (:func:`dpsynrag.eval.experiments.run_eval`)."""
     cfg, data, models = results["config"], results["data"], results["models"]
@@ -82,7 +96,9 @@ def render_markdown(results: dict[str, Any], *, json_name: str = "results.json")
         ["questions", f"{data['questions']} ({data['queries']})"],
         ["attack prompts", ", ".join(f"{v} {k}" for k, v in data["attack_kinds"].items()) or "none"],
         ["private names looked for", f"{data['private_names']} ({data['private_names_rule']})"],
-        ["retrieval / answers", f"top-{results['answering']['top_k']}, greedy, ≤ {results['answering']['answer_tokens']} tokens"],
+        ["retrieval / answers", _answering(results["answering"])],
+        *([["scored corpus (--corpus)", f"{cfg['corpus']}: its method's row is this folder's answers (not built here)"]]
+          if cfg.get("corpus") else []),
         ["δ, mechanism seed", f"{preset['delta']:g}, {preset['seed']} (seeded: outputs not for release)"],
         ["wall time", f"{results.get('wall_seconds', 0):.0f} s this run; {results.get('compute_seconds', 0):.0f} s of "
                       "building and answering in all (from the cache: a resumed run reports the whole evaluation)"],

@@ -56,11 +56,14 @@ class MethodSpec:
         method: a registered method name (:func:`dpsynrag.methods.method_names`).
         epsilon: its ε (DP-RAG: per query; None for Non-RAG and RAG).
         params: the method's own parameters (ε, δ, seed, task and models are added from the run).
+        corpus: the folder of a corpus scored as it is (``--corpus``; ``params`` are then its build's
+            config); None: the method builds (or the cache holds) its corpus.
     """
 
     method: str
     epsilon: float | None
     params: dict[str, Any]
+    corpus: str | None = None
 
     @property
     def impl(self) -> Method:
@@ -69,7 +72,8 @@ class MethodSpec:
 
     @property
     def label(self) -> str:
-        return self.impl.eval_label(self.epsilon)
+        label = self.impl.eval_label(self.epsilon)
+        return label if self.corpus is None else f"{label}, {os.path.basename(self.corpus)}"
 
 
 class Harness:
@@ -109,11 +113,15 @@ class Harness:
             "top_k": self.top_k,
             "answer_tokens": p.answer_tokens,
             "system_prompt": data.task.answer_system_prompt,
+            "answer_mode": p.answer_mode,  # RAG over the documents (and the corpora, unless corpus_answer_mode)
+            "corpus_answer_mode": p.corpus_answer_mode or p.answer_mode,
         }
         if config.answer_endpoint is not None:
             self.answering["answer_model"] = self.answer_lm.name
         self.new_work: list[str] = []  # what this run computed (empty on a full resume)
         self._rag_answerer = None
+        self.given = None  # the corpus of --corpus (SyntheticCorpus), scored as it is
+        self.given_note: str | None = None
 
     # -------------------------------------------------------------- specs
 
@@ -124,6 +132,23 @@ class Harness:
         impl = get_method(method)
         epsilon = epsilon if impl.dp else None
         return MethodSpec(method, epsilon, for_task(impl.eval_params(self.config.preset, epsilon), self.data.task))
+
+    def given_spec(self) -> MethodSpec:
+        """The :class:`MethodSpec` of the ``--corpus`` folder (:attr:`given`): its manifest's method at the ε it
+        was built for, its build's config as parameters."""
+        from dpsynrag.eval.given import given_epsilon
+
+        c = self.given
+        return MethodSpec(str(c.manifest["method"]), given_epsilon(c), dict(c.manifest.get("config") or {}),
+                          corpus=str(c.path.resolve()))
+
+    def answer_mode(self, spec: MethodSpec) -> str:
+        """How ``spec``'s answers are made: for a synthetic corpus the preset's ``corpus_answer_mode`` (else its
+        ``answer_mode``), for RAG over the documents its ``answer_mode``, ``"generate"`` for the methods that
+        retrieve no texts to extract from (Non-RAG, DP-RAG)."""
+        if not spec.impl.retrieves:
+            return "generate"
+        return self.answering["corpus_answer_mode" if spec.impl.kind == "corpus" else "answer_mode"]
 
     # -------------------------------------------------------------- corpora
 
@@ -139,6 +164,8 @@ class Harness:
         """
         from dpsynrag.corpus import SyntheticCorpus
 
+        if spec.corpus is not None:  # --corpus: scored as it is, never built
+            return self.given, {"path": spec.corpus, "built": False, "build_seconds": None, "note": self.given_note}
         key = cache_key(self.corpus_identity(spec))
         folder = self.cache_dir / "corpora" / f"{spec.method}-eps{spec.epsilon:g}-{key}"
         info_path = folder.with_name(folder.name + ".info.json")
@@ -162,10 +189,13 @@ class Harness:
     # -------------------------------------------------------------- answering
 
     def answer_identity(self, spec: MethodSpec) -> dict[str, Any]:
+        answering = {k: v for k, v in self.answering.items() if k not in ("answer_mode", "corpus_answer_mode")}
+        if self.answer_mode(spec) == "extractive":  # generated answers keep the cache keys they had before the mode
+            answering["answer_mode"] = "extractive"
         identity = {"method": spec.method, "epsilon": spec.epsilon, "params": spec.params, **self.common,
-                    "answering": self.answering}
+                    "answering": answering}
         if not spec.impl.reads_private:  # e.g. Non-RAG: no documents, no retrieval
-            identity["answering"] = {k: v for k, v in self.answering.items() if k != "top_k"}
+            identity["answering"] = {k: v for k, v in identity["answering"].items() if k != "top_k"}
             identity.pop("documents_sha256")
             identity.pop("embedder")
         return identity
@@ -188,6 +218,9 @@ class Harness:
         identity = self.answer_identity(spec)
         if corpus is not None:
             identity["corpus"] = corpus.path.name
+            if spec.corpus is not None:  # --corpus: the folder and its content
+                identity["corpus_path"] = spec.corpus
+                identity["corpus_manifest"] = (corpus.manifest.get("checksums") or {}).get("manifest")
         key = cache_key(identity)
         tag = f"-eps{spec.epsilon:g}" if spec.epsilon is not None else ""
         cache = AnswerCache(self.cache_dir / "answers" / f"{spec.method}{tag}-{key}.jsonl", identity)
@@ -250,24 +283,30 @@ class Harness:
         with ``corpus=None`` over the private documents (plain RAG, no DP; made once). A corpus is
         searched with its index copies repeated (``repeat_copies=True``): the context the harness has
         always given its answerer, so measured numbers stay comparable (the library's default is
-        distinct texts)."""
+        distinct texts). Answers as the preset says (:meth:`answer_mode`)."""
         task, p = self.data.task, self.config.preset
+        mode = self.answer_mode(spec)
         if corpus is None:
             if self._rag_answerer is None:
                 from dpsynrag.rag.answer import RAGAnswerer
 
                 self._rag_answerer = RAGAnswerer(self.lm, self.embedder, [d.text for d in self.data.documents],
                                                  top_k=self.top_k, system_prompt=task.answer_system_prompt,
-                                                 max_new_tokens=p.answer_tokens)
+                                                 max_new_tokens=p.answer_tokens, answer_mode=mode)
             return self._rag_answerer
         return corpus.answerer(lm=self.answer_lm, embedder=self.embedder, top_k=self.top_k,
-                               system_prompt=task.answer_system_prompt, max_new_tokens=p.answer_tokens, repeat_copies=True)
+                               system_prompt=task.answer_system_prompt, max_new_tokens=p.answer_tokens, repeat_copies=True,
+                               answer_mode=mode)
 
     def _answer_fn(self, spec: MethodSpec, corpus):
         """``(answer_fn, finish)``: an online method's own (:meth:`~dpsynrag.methods.OnlineMethod.answerer`),
         or RAG over a corpus method's texts."""
         if spec.impl.kind == "online":
             return spec.impl.answerer(self, spec)
+        if not corpus.texts and self.answer_mode(spec) == "extractive":  # no text kept: no sentence to answer with
+            from dpsynrag.rag.answer import Answer
+
+            return (lambda qs: [Answer(q.question, "", ()) for q in qs]), (lambda: None)
         answerer = self.retriever(spec, corpus)
         return (lambda qs: answerer.answer([q.question for q in qs])), (lambda: None)
 
