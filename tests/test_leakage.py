@@ -172,6 +172,10 @@ def test_leakage_command_counts_kinds_and_lists_ids(corpus_and_file):
     assert table.exit_code == 1
     assert "identifier values (any format, 8-character fragments of codes)" in table.stdout
     assert "GB47" not in table.stdout and "Ann Lee" not in table.stdout
+    # issue 53: the output is the owner's, not DP, and acting on it by deleting texts is itself a leak
+    notice = " ".join(table.stderr.split())
+    assert "owner-only, do not publish" in notice and "rebuild instead" in notice
+    assert report["notice"].startswith("owner-only, do not publish")
     bad = runner.invoke(app, ["leakage", str(corpus), str(private), "--text-field", "nope"])
     assert bad.exit_code == 2 and "missing field 'nope'" in bad.output, bad.output
 

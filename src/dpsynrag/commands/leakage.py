@@ -39,7 +39,9 @@ def leakage_command(
     """Check a corpus for leaks of its private file: counts per kind and the first offending texts' ids.
 
     For the data owner's console: it reads the private file (nothing is written, nothing is spent) and prints
-    counts and corpus text ids, never a private value."""
+    counts and corpus text ids, never a private value. Owner-only, do not publish: the counts are not DP output,
+    and deleting flagged texts from the corpus is a data-dependent edit; rebuild with the strings redacted or
+    allow-listed instead."""
     from dpsynrag.corpus import SyntheticCorpus
     from dpsynrag.data.io import iter_documents
     from dpsynrag.eval.leakage import LeakageChecker, corpus_leakage, read_public_strings
@@ -64,7 +66,7 @@ def leakage_command(
         return
     leaking = result["all"]["texts_with_leak"]
     if as_json:
-        typer.echo(json.dumps(result, indent=2))
+        typer.echo(json.dumps({"notice": OWNER_ONLY, **result}, indent=2))
     else:
         _print(result, ngram_words)
     warning = _input_warning(result["input"], private_file)
@@ -145,3 +147,12 @@ def _print(result: dict, ngram_words: int) -> None:
         console.print(f"PII patterns by type (texts): {by_type}")
     err_console.print("[yellow]note:[/] ids of corpus texts only, for the owner's console: the private values "
                       "are not printed.")
+    err_console.print(f"[bold yellow]{OWNER_ONLY}[/]", markup=True, highlight=False)
+
+
+OWNER_ONLY = ("owner-only, do not publish: these counts of the private file and of the corpus's leaks are not DP "
+              "output. Removing the flagged texts from the corpus is itself an edit that depends on private data: "
+              "rebuild instead, with the offending strings redacted (--identifier-field, --redact-pii) or, if "
+              "public, allow-listed (--pii-allow).")
+"""The notice every ``leakage`` output carries (issue 53): what it prints is not DP, and acting on it by deleting
+texts would leak too."""
