@@ -176,8 +176,9 @@ def test_query_json_on_a_corpus(tmp_path, tiny_lm, monkeypatch):
                                  "--max-tokens", "3"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
-    assert set(payload) == {"question", "answer", "covered", "min_similarity", "corpus", "contexts"}
+    assert set(payload) == {"question", "answer", "answer_mode", "covered", "min_similarity", "corpus", "contexts"}
     assert payload["question"] == "fever and cough" and payload["covered"] is True and payload["min_similarity"] is None
+    assert payload["answer_mode"] == "generate"  # write_corpus builds no own-data corpus: the model answers
     assert len(payload["contexts"]) == 2
     assert all({"id", "text", "score", "keyword", "noisy_count", "copies"} <= set(c) and c["copies"] == 1
                for c in payload["contexts"])
