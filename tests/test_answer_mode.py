@@ -81,7 +81,8 @@ def test_extractive_answers_with_the_offline_embedder(offline_embedder):
 def _corpus(path: Path, texts, *, own_data: bool, dim: int = 16, epsilon: float = 10.0, embedder=None) -> Path:
     records = [{"id": 10 + i, "keyword": t.split()[-1], "noisy_count": 20, "text": t, "kept": True}
                for i, t in enumerate(texts)]
-    manifest = {"method": "dp-synrag", "config": {"epsilon": epsilon}, "model": {"spec": None, "name": "tiny-llama"},
+    config = {"epsilon": epsilon, **({"synthesis": "phrases", "phrase_scope": "collection"} if own_data else {})}
+    manifest = {"method": "dp-synrag", "config": config, "model": {"spec": None, "name": "tiny-llama"},
                 "embedder": {"spec": None}, "privacy": privacy_dict(), "not_for_release": True,
                 **({"decoding": {"decoding": "phrase release", "phrase_scope": "collection"}} if own_data else {})}
     with CorpusWriter(path) as w:
@@ -224,7 +225,7 @@ def test_eval_corpus_scores_the_given_folder_and_builds_nothing(tmp_path, owndat
     assert rows["rag"]["answer_mode"] == "generate" and "corpus" not in rows["rag"]
     row = rows["dp-synrag"]
     assert row["corpus"]["path"] == str(given.resolve()) and row["corpus"]["given"] is True
-    assert row["epsilon"] == 5.0 and row["label"] == "DP-SynRAG (ε=5), built" and row["answer_mode"] == "extractive"
+    assert row["epsilon"] == 5.0 and row["label"] == "DP-SynRAG, phrase release (ε=5), built" and row["answer_mode"] == "extractive"
     # its answers are its own texts' sentences (top-1): both correct
     assert row["accuracy"] == 1.0 and [e["answer"] for e in row["examples"]] == FACT_TEXTS[:2]
     assert not (out / "cache" / "corpora").exists()  # nothing built

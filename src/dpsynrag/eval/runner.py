@@ -72,7 +72,7 @@ class MethodSpec:
 
     @property
     def label(self) -> str:
-        label = self.impl.eval_label(self.epsilon)
+        label = self.impl.eval_label(self.epsilon, self.params)
         return label if self.corpus is None else f"{label}, {os.path.basename(self.corpus)}"
 
 

@@ -232,8 +232,8 @@ class Method:
         cal = config.calibrate()
         return PrivacyReport.from_plan(cal.plan(), delta=config.delta, parameters=cal.to_dict())
 
-    def eval_label(self, epsilon: float | None) -> str:
-        """The label of a result row at ``epsilon`` (None: no ε)."""
+    def eval_label(self, epsilon: float | None, params: dict[str, Any] | None = None) -> str:
+        """The label of a result row at ``epsilon`` (None: no ε) with the method's parameters ``params``."""
         return self.label if epsilon is None else f"{self.label} (ε={epsilon:g})"
 
     def eval_params(self, preset, epsilon: float | None) -> dict[str, Any]:

@@ -23,6 +23,10 @@ flag, the field it sets, its type, ``--help`` panel and help)."""
 # ------------------------------------------------------------------------------------------- corpus
 
 
+SYNTHESIS_LABELS = {"prediction": "private prediction", "phrases": "phrase release"}
+"""How a DP-SynRAG row names its synthesis (``BuildConfig.synthesis``)."""
+
+
 class DPSynRAG(CorpusMethod):
     """DP-SynRAG (METHOD.md): DP keyword histogram, soft clustering, re-ranking, private prediction."""
 
@@ -58,6 +62,13 @@ class DPSynRAG(CorpusMethod):
         return build_corpus(documents, out_dir, config, lm=lm, embedder=embedder, text_field=text_field,
                             id_field=id_field, identifier_fields=identifier_fields, overwrite=overwrite,
                             progress=progress, ledger=ledger, **extra)
+
+    def eval_label(self, epsilon, params=None):
+        """The label names the synthesis that wrote the texts (issue 53): ``DP-SynRAG, phrase release (ε=10)``
+        or ``DP-SynRAG, private prediction (ε=10)`` (the paper's generation, METHOD.md step 4)."""
+        synthesis = (params or {}).get("synthesis", "prediction")
+        name = SYNTHESIS_LABELS.get(synthesis, synthesis)
+        return f"{self.label}, {name}" + ("" if epsilon is None else f" (ε={epsilon:g})")
 
     def eval_params(self, preset, epsilon):
         return dict(preset.synrag)
@@ -225,7 +236,7 @@ class DPRAG(OnlineMethod):
     options = OPTIONS["dp-rag"]
     config_class: ClassVar[str] = "dpsynrag.baselines:DPRAGConfig"
 
-    def eval_label(self, epsilon):
+    def eval_label(self, epsilon, params=None):
         return self.label if epsilon is None else f"{self.label} (ε/query={epsilon:g})"
 
     def plan(self, config):
