@@ -154,6 +154,39 @@ def test_the_same_documents_with_other_whitespace_are_not_new(tmp_path, tiny_lm,
         _extend(tmp_path, tiny_lm, led, edited)
 
 
+def test_the_same_documents_with_invisible_or_compatibility_characters_are_not_new(tmp_path, tiny_lm, base,
+                                                                                   monkeypatch):
+    """Issue 53: a zero-width space, a soft hyphen, a byte-order mark or full-width letters made a document new
+    to --extend; they are recognised by today's normal form, and an owner record of issue 42's rule (NFC and
+    whitespace only) still keeps its documents out."""
+    from dpsynrag.corpus.format import sealed_fingerprints
+    from dpsynrag.methods import get_method
+    from dpsynrag.privacy.fingerprints import NORMALIZED_TEXT, unit_fingerprint_per_document
+
+    old, led = base
+
+    def no_build(*a, **k):
+        raise AssertionError("the build must not run")
+
+    monkeypatch.setattr(type(get_method("dp-synrag")), "build", no_build)
+    wide = str.maketrans({c: chr(ord(c) + 0xFEE0) for c in "abcdefghijklmnopqrstuvwxyz0123456789"})
+    edited = ["\ufeff" + OLD[0], OLD[1].replace(" ", " \u200b", 1), OLD[2][:3] + "\u00ad" + OLD[2][3:],
+              OLD[3].translate(wide), OLD[4] + "\u2060", OLD[5].replace("cough", "co\u200dugh")]
+    assert all(e != t for e, t in zip(edited, OLD))
+    with pytest.raises(DataError, match=r"all 6 document\(s\) of the new documents are already built into"):
+        _extend(tmp_path, tiny_lm, led, edited)
+    path = owner_audit_path(tmp_path / "old")
+    owner = json.loads(path.read_text())
+    key = bytes.fromhex(owner["fingerprints"]["key"])
+    nfc = sorted({f.hex() for f in unit_fingerprint_per_document(edited, key, rule=NORMALIZED_TEXT)})
+    assert not set(nfc) & set(owner["fingerprints"]["fingerprints"])  # issue 42's rule told them apart
+    owner["fingerprints"] = sealed_fingerprints({"algorithm": "hmac-sha256-128/normalized-text", "key": key.hex(),
+                                                 "unit_kind": "document", "fingerprints": nfc})
+    path.write_text(json.dumps(owner))
+    with pytest.raises(DataError, match=r"all 6 document\(s\) of the new documents are already built into"):
+        _extend(tmp_path, tiny_lm, led, edited)
+
+
 def test_an_extension_can_be_extended_again(tmp_path, tiny_lm, base):
     old, led = base
     _extend(tmp_path, tiny_lm, led, NEW[:3])
@@ -334,7 +367,7 @@ def test_a_build_owner_record_holds_keyed_fingerprints_of_its_documents(tmp_path
     expected = sorted(hmac.new(key, b"text\x00" + hashlib.sha256(t.encode()).digest(), hashlib.sha256).digest()[:16].hex()
                       for t in OLD)
     assert fp["fingerprints"] == expected and fp["units"] == 6 and fp["unit_kind"] == "document"
-    assert fp["algorithm"] == "hmac-sha256-128/normalized-text" and len(key) == 32
+    assert fp["algorithm"] == "hmac-sha256-128/compatibility-text" and len(key) == 32
     body = {"algorithm": fp["algorithm"], "key": fp["key"], "unit_kind": "document", "units": 6, "fingerprints": expected}
     assert fp["sha256"] == hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     other = json.loads(owner_audit_path(tmp_path / "old").read_text())  # never the texts themselves

@@ -115,7 +115,7 @@ def test_ray_build_on_two_local_workers_writes_the_single_process_corpus_byte_fo
             for i, t in enumerate(DOCS)]
     on_workers, here = [], {"prepared": [], "redacted": [], "keyed": []}
     in_order, prepare, redact, key = (RayDocumentPool._in_order, preparation.DocumentPreparer.__call__,
-                                      RedactedDocuments.redact, preparation.text_key)
+                                      RedactedDocuments.redact, preparation.whole_text_keys)
 
     def spy(self, method, *args):
         on_workers.append(method)
@@ -125,8 +125,10 @@ def test_ray_build_on_two_local_workers_writes_the_single_process_corpus_byte_fo
     monkeypatch.setattr(preparation.DocumentPreparer, "__call__",
                         lambda self, d: here["prepared"].append(d.id) or prepare(self, d))
     monkeypatch.setattr(RedactedDocuments, "redact", lambda self, d: here["redacted"].append(d.id) or redact(self, d))
-    for module in (preparation, fingerprints):
-        monkeypatch.setattr(module, "text_key", lambda text: here["keyed"].append(text) or key(text))
+    monkeypatch.setattr(preparation, "whole_text_keys", lambda text: here["keyed"].append(text) or key(text))
+    for name in ("text_key", "nfc_text_key"):  # the fingerprints use the keys made in the preparation
+        real = getattr(fingerprints, name)
+        monkeypatch.setattr(fingerprints, name, lambda text, real=real: here["keyed"].append(text) or real(text))
     # the owner record's HMAC key, fixed for both builds (else a new random one each): fingerprints comparable
     monkeypatch.setattr(format_module, "secrets", types.SimpleNamespace(token_bytes=lambda n: bytes(range(n))))
     try:

@@ -13,7 +13,7 @@ from dpsynrag.data.preparation import DocumentPreparer, ReadingTally
 from dpsynrag.data.redaction import RedactedDocuments
 from dpsynrag.data.spool import DocumentSpool
 from dpsynrag.errors import DataError
-from dpsynrag.textkeys import text_key
+from dpsynrag.textkeys import whole_text_keys
 
 
 def _docs(n):
@@ -70,7 +70,7 @@ def test_spool_redacts_cuts_and_keys_each_document_once(tmp_path):
     assert tally.spans.counts()["documents_with_spans"] == 30 and tally.spans.counts()["spans"] == {"IDENTIFIER": 30}
     assert tally.changed == 30  # every text is longer than 15 characters (the 10 cut at read time among them)
     assert [(d.text_key, d.unit, d.text_sha256) for d in cut] == [
-        (d.text_key or text_key(d.text), d.unit, d.text_sha256) for d in _docs(30)]
+        (d.text_key or whole_text_keys(d.text), d.unit, d.text_sha256) for d in _docs(30)]
     kept = ReadingTally()  # no cut, no redaction: the 10 cut at read time are the changed ones
     plain = DocumentSpool(kept.documents(map(DocumentPreparer(None, None), _docs(30))), folder=tmp_path)
     assert kept.changed == 10 and [d.text for d in plain] == [d.text for d in _docs(30)]

@@ -1,4 +1,5 @@
-"""Issue 42, defect 2: a document (and a person) is recognised across files, line endings and whitespace.
+"""Issue 42, defect 2: a document (and a person) is recognised across files, line endings and whitespace;
+issue 53: and across invisible format characters and compatibility forms.
 
 The ledger keyed a document by its exact bytes, so the same 400 documents with a trailing space, a doubled
 space or CRLF line endings got a fresh budget, and ``--extend`` took them as new. These tests fail on the
@@ -22,13 +23,23 @@ from dpsynrag.pipeline.units import PrivacyUnits
 from dpsynrag.privacy.charge import prepare_charge
 from dpsynrag.privacy.fingerprints import (
     EXACT_TEXT,
+    NORMALIZED_TEXT,
     dataset_fingerprint,
     unit_fingerprint_per_document,
     unit_fingerprints,
 )
 from dpsynrag.privacy.ledger import PrivacyLedger
 from dpsynrag.privacy.lifetime import lifetime_epsilon
-from dpsynrag.textkeys import TextKeyHasher, normalized_text, text_key, text_key_of_utf8, unit_key
+from dpsynrag.textkeys import (
+    COMPATIBILITY,
+    NFC,
+    TextKeyHasher,
+    nfc_text_key,
+    normalized_text,
+    text_key,
+    text_key_of_utf8,
+    unit_key,
+)
 
 TEXTS = [f"Dear bank,\nmy card {i} was blocked  at the till.\nPlease call me back.\nThanks" for i in range(400)]
 PLAN = SimpleNamespace(rho=1.0, delta=0.0)
@@ -71,15 +82,19 @@ def test_the_key_in_pieces_equals_the_key_of_the_whole(words, seps, cuts):
     """Any text, fed in pieces cut anywhere (also inside a word or a combining sequence), or as UTF-8 bytes
     cut inside a character, has the key of the whole."""
     text = "".join(w + s for w, s in zip(words, seps))
-    hasher = TextKeyHasher()
     bounds = sorted({0, len(text), *(c for c in cuts if c < len(text))})
-    for lo, hi in zip(bounds, bounds[1:]):
-        hasher.update(text[lo:hi])
-    whole = hashlib.sha256(unicodedata.normalize("NFC", " ".join(text.split())).encode("utf-8")).digest()
-    assert hasher.digest() == text_key(text) == whole
     data = text.encode("utf-8")
     byte_bounds = sorted({0, len(data), *(c for c in cuts if c < len(data))})
-    assert text_key_of_utf8(data[lo:hi] for lo, hi in zip(byte_bounds, byte_bounds[1:])) == whole
+    compatible = " ".join(unicodedata.normalize("NFKC", "".join(
+        c for c in text if unicodedata.category(c) != "Cf")).split())
+    nfc = unicodedata.normalize("NFC", " ".join(text.split()))
+    for rule, key, normal in ((COMPATIBILITY, text_key, compatible), (NFC, nfc_text_key, nfc)):
+        hasher = TextKeyHasher(rule)
+        for lo, hi in zip(bounds, bounds[1:]):
+            hasher.update(text[lo:hi])
+        whole = hashlib.sha256(normal.encode("utf-8")).digest()
+        assert hasher.digest() == key(text) == whole
+        assert text_key_of_utf8((data[lo:hi] for lo, hi in zip(byte_bounds, byte_bounds[1:])), rule) == whole
 
 
 def test_a_long_text_is_keyed_in_chunks_as_a_whole(monkeypatch):
@@ -94,12 +109,13 @@ def test_a_long_text_is_keyed_in_chunks_as_a_whole(monkeypatch):
 def test_a_text_cut_at_read_time_keeps_the_key_of_its_whole_text(tmp_path):
     long = "alpha beta\r\n" * 100
     cut, digest, key = cut_text(long, 50)
-    assert len(cut) == 50 and digest == hashlib.sha256(long.encode()).digest() and key == text_key(long)
+    assert len(cut) == 50 and digest == hashlib.sha256(long.encode()).digest()
+    assert key == text_key(long) + nfc_text_key(long)  # today's key, then issue 42's (for earlier ledgers)
     (tmp_path / "a.jsonl").write_text('{"text": "%s"}\n' % long.replace("\r\n", "\\r\\n"), encoding="utf-8")
     (tmp_path / "b.jsonl").write_text('{"text": "%s"}\n' % long.replace("\r\n", "  "), encoding="utf-8")
     a = load_documents(tmp_path / "a.jsonl", max_chars=50)
     b = load_documents(tmp_path / "b.jsonl", max_chars=50)
-    assert a[0].text_key == b[0].text_key == text_key(long) and a[0].text_sha256 != b[0].text_sha256
+    assert a[0].text_key == b[0].text_key == key and a[0].text_sha256 != b[0].text_sha256
     assert unit_fingerprints(a, b"k" * 32) == unit_fingerprints(b, b"k" * 32)
 
 
@@ -136,6 +152,95 @@ def test_person_keys_are_matched_in_normal_form(tmp_path):
     _charge(led, [Document("0", "x", unit="Alice Smith")])
     with pytest.raises(PrivacyBudgetExceededError):
         _charge(led, [Document("9", "another text", unit="ALICE  SMITH")])
+
+
+WIDE = str.maketrans({c: chr(ord(c) + 0xFEE0) for c in "0123456789"})  # full-width digits
+
+
+def _invisible_variants(texts):
+    """Issue 53's edits: a zero-width space, a soft hyphen, a byte-order mark, full-width digits."""
+    return {
+        "zero-width space": [t.replace("card", "ca\u200brd") for t in texts],
+        "soft hyphen": [t.replace("blocked", "bloc\u00adked") for t in texts],
+        "byte-order mark": ["\ufeff" + t for t in texts],
+        "full-width digits": [t.translate(WIDE) for t in texts],
+    }
+
+
+@pytest.mark.parametrize("a, b", [
+    ("card 12 blocked", "ca\u200brd 12 blocked"), ("card 12 blocked", "card 12 bloc\u00adked"),
+    ("card 12 blocked", "\ufeffcard 12 blocked"), ("card 12 blocked", "card \uff11\uff12 blocked"),
+    ("the \ufb01le", "the file"), ("x\u2060y", "xy"), ("caf\u00e9\u200d", "cafe\u0301"),
+])
+def test_texts_that_differ_only_in_invisible_or_compatibility_characters_share_a_key(a, b):
+    assert normalized_text(a) == normalized_text(b)
+    assert text_key(a) == text_key(b) and nfc_text_key(a) != nfc_text_key(b)  # issue 42's rule told them apart
+
+
+@pytest.mark.parametrize("edit", sorted(_invisible_variants(["x"])))
+def test_the_same_documents_with_invisible_edits_get_no_fresh_budget(tmp_path, edit):
+    """Issue 53's case: each edit gave every document a fresh budget; the second release is now refused at a
+    lifetime budget that allows one release, and composes without a limit."""
+    led = PrivacyLedger(tmp_path / "a", lifetime_epsilon=(ONE + TWO) / 2)
+    _charge(led, TEXTS, "first")
+    edited = _invisible_variants(TEXTS)[edit]
+    assert all(e != t for e, t in zip(edited, TEXTS))
+    with pytest.raises(PrivacyBudgetExceededError, match=r"400 document\(s\)"):
+        _charge(led, edited, "edited")
+    open_led = PrivacyLedger(tmp_path / "b")
+    _charge(open_led, TEXTS, "first")
+    _charge(open_led, edited, "edited")
+    u = open_led.unit_totals()
+    assert u["units"] == 400 and u["max"]["releases"] == 2 and u["max"]["epsilon"] == pytest.approx(TWO, rel=1e-12)
+    assert dataset_fingerprint(edited) == dataset_fingerprint(TEXTS)
+
+
+def test_person_keys_ignore_invisible_and_compatibility_characters():
+    assert unit_key("Alice\u200bSmith") == unit_key("alicesmith")
+    assert unit_key("\uff21lice Smith") == unit_key("ALICE\u00ad SMITH") == "alice smith"
+    assert unit_key("Stra\u00dfe") == unit_key("STRASSE")  # case folding as before
+    assert unit_key("\ufeffBob") == unit_key("bob") != unit_key("bobby")
+
+
+def _nfc_register(path, docs, rho):
+    """What dpsynrag wrote from issue 42 to issue 53: the units keyed by issue 42's normal form, one release;
+    the ledger then had no mark of the rule (opened first by this version)."""
+    key = PrivacyLedger(path).key
+    name = dataset_fingerprint(docs, rule=NORMALIZED_TEXT)
+    fps = set(unit_fingerprint_per_document(docs, key, rule=NORMALIZED_TEXT))
+    db = sqlite3.connect(path / "ledger.sqlite")
+    with db:
+        db.execute("DELETE FROM meta WHERE key = 'nfc_text_units'")
+        db.execute("INSERT INTO datasets VALUES (?, ?, 'document', '2026-06-01T00:00:00+00:00')", (name, len(fps)))
+        db.executemany("INSERT INTO dataset_units VALUES (?, ?)", ((name, f) for f in fps))
+        db.executemany("INSERT INTO units (unit, rho, delta, releases) VALUES (?, ?, ?, 1)", ((f, rho, DELTA) for f in fps))
+        db.execute("INSERT INTO releases (dataset, created, kind, method, label, count, rho, delta_terms, delta, applied) "
+                   "VALUES (?, '2026-06-01T00:00:00+00:00', 'build', 'dp-synrag', 'old', 1, ?, 0.0, ?, 1)",
+                   (name, rho, DELTA))
+    db.close()
+
+
+def test_a_ledger_of_issue_42s_rule_keeps_its_releases_binding(tmp_path):
+    wide = _invisible_variants(TEXTS)["full-width digits"]
+    _nfc_register(tmp_path / "a", wide, 1.0)  # the version of issue 42 read the full-width file
+    led = PrivacyLedger(tmp_path / "a", lifetime_epsilon=(ONE + TWO) / 2)
+    assert led.legacy_rules == (NORMALIZED_TEXT,) and not led.exact_text_units
+    with pytest.raises(PrivacyBudgetExceededError, match=r"400 document\(s\)"):
+        _charge(led, wide, "the full-width file again")  # the old spend is carried onto today's keys...
+    with pytest.raises(PrivacyBudgetExceededError, match=r"400 document\(s\)"):
+        _charge(led, TEXTS, "the ASCII copy")  # ...so from then on every form of these documents carries it
+    # carried once: with no limit, the old release and three new ones compose to rho 4, not more
+    _nfc_register(tmp_path / "b", wide, 1.0)
+    open_led = PrivacyLedger(tmp_path / "b")
+    _charge(open_led, wide, "full-width again")
+    _charge(open_led, TEXTS, "ASCII")
+    _charge(open_led, wide, "full-width once more")
+    u = open_led.unit_totals()
+    assert u["max"]["rho"] == pytest.approx(4.0, rel=1e-12) and u["max"]["releases"] == 4 and u["at_max"] == 400
+
+
+def test_a_new_ledger_marks_no_earlier_rule(tmp_path):
+    assert PrivacyLedger(tmp_path).legacy_rules == ()
 
 
 def _old_register(path, docs, rho):

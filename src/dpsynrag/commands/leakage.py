@@ -88,7 +88,7 @@ def _input_check(corpus_dir: Path, private_file: Path, text_field: str, id_field
     """
     from dpsynrag.corpus.format import FINGERPRINT_ALGORITHMS_READ, owner_audit_path
     from dpsynrag.data.io import iter_documents
-    from dpsynrag.privacy.fingerprints import EXACT_TEXT, unit_fingerprint_per_document
+    from dpsynrag.privacy.fingerprints import fingerprints_under_every_rule
 
     path = owner_audit_path(corpus_dir)
     try:
@@ -102,9 +102,7 @@ def _input_check(corpus_dir: Path, private_file: Path, text_field: str, id_field
         return {"checked": False, "why": "the corpus was built per person (its record fingerprints persons)"}
     docs = list(iter_documents(private_file, text_field=text_field, id_field=id_field))
     key, built = bytes.fromhex(fp["key"]), set(fp["fingerprints"])
-    normal = unit_fingerprint_per_document(docs, key)
-    exact = unit_fingerprint_per_document(docs, key, rule=EXACT_TEXT)
-    found = sum(f.hex() in built or g.hex() in built for f, g in zip(normal, exact))
+    found = sum(any(f.hex() in built for f in fps) for fps in fingerprints_under_every_rule(docs, key))
     return {"checked": True, "documents": len(docs), "in_corpus_input": found}
 
 

@@ -33,12 +33,14 @@ OWNER_NOTE = (
     "a given text or unit key was in the input. Keep this file for your audit trail and for extending the "
     "corpus (dpsynrag build --extend); never publish it with the corpus folder."
 )
-FINGERPRINT_ALGORITHM = "hmac-sha256-128/normalized-text"
+FINGERPRINT_ALGORITHM = "hmac-sha256-128/compatibility-text"
 """The owner record's fingerprints: HMAC-SHA256 cut to 128 bits of each unit's text or person key in normal
-form (:mod:`dpsynrag.textkeys`; issue 42)."""
-FINGERPRINT_ALGORITHMS_READ = (FINGERPRINT_ALGORITHM, "hmac-sha256-128")
-"""Algorithms ``--extend`` reads: today's, and the exact-text fingerprints of records written before issue 42
-(an extension checks each new document under both rules, so either kind of record keeps its documents out)."""
+form (:mod:`dpsynrag.textkeys`; issues 42 and 53)."""
+FINGERPRINT_ALGORITHMS_READ = (FINGERPRINT_ALGORITHM, "hmac-sha256-128/normalized-text", "hmac-sha256-128")
+"""Algorithms ``--extend`` reads: today's, issue 42's normal form (records written from issue 42 to 53) and
+the exact-text fingerprints of records written before issue 42 (an extension checks each new document under
+every rule, :func:`~dpsynrag.privacy.fingerprints.fingerprints_under_every_rule`, so any kind of record keeps
+its documents out; an extension's record keeps the earlier fingerprints it unites, of whichever rule)."""
 
 
 def owner_audit_path(corpus_dir: str | os.PathLike) -> Path:

@@ -85,12 +85,12 @@ def max_document_chars(max_tokens: int) -> int:
 
 
 def cut_text(text: str, max_chars: int | None) -> tuple[str, bytes | None, bytes | None]:
-    """``(text[:max_chars], SHA-256 of the whole text, its normal-form key)`` when ``text`` is longer than
-    ``max_chars`` characters (the key: :func:`~dpsynrag.textkeys.text_key`), else ``(text, None, None)``
+    """``(text[:max_chars], SHA-256 of the whole text, its normal-form keys)`` when ``text`` is longer than
+    ``max_chars`` characters (the keys: :func:`~dpsynrag.textkeys.whole_text_keys`), else ``(text, None, None)``
     (also when ``max_chars`` is None)."""
     if max_chars is None or len(text) <= max_chars:
         return text, None, None
-    return text[:max_chars], hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest(), textkeys.text_key(text)
+    return text[:max_chars], hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest(), textkeys.whole_text_keys(text)
 
 
 @dataclass(frozen=True)
@@ -107,9 +107,11 @@ class Document:
             SHA-256 digest (32 bytes) of the whole text, which the privacy ledger fingerprints
             (:func:`~dpsynrag.privacy.fingerprints.dataset_fingerprint`); None for a text as read. Private: left
             out of ``repr``, never written.
-        text_key: when ``text`` was cut at read time, the whole text's :func:`~dpsynrag.textkeys.text_key`
-            (SHA-256 of its normal form: how the ledger and ``--extend`` recognise the document across files,
-            line endings and whitespace); None for a text as read. Private, as ``text_sha256``.
+        text_key: when ``text`` was cut (at read time, or by a build's preparation), the whole text's
+            :func:`~dpsynrag.textkeys.whole_text_keys` (64 bytes: SHA-256 of its normal form, how the ledger
+            and ``--extend`` recognise the document across files, line endings, whitespace, invisible format
+            characters and compatibility forms; then that of issue 42's normal form, for ledgers written
+            before); None for a text as read. Private, as ``text_sha256``.
         unit: the key of the privacy unit (person) the document belongs to: the value of the
             ``unit_field`` (``--privacy-unit-field``; stringified, never empty), None when the collection is
             read without one (each document is its own unit). Documents with the same key are one unit:

@@ -1,6 +1,6 @@
 """The one pass of a build over each private document (issue 44): its redaction (its own identifier values,
 :mod:`dpsynrag.data.redaction`, and the PII pass, :mod:`dpsynrag.data.pii`), its cut to the language model's
-``max_document_tokens``, and its fingerprint key (the whole input text's :func:`~dpsynrag.textkeys.text_key`,
+``max_document_tokens``, and its fingerprint keys (the whole input text's :func:`~dpsynrag.textkeys.whole_text_keys`,
 from which the owner record's keyed fingerprints are made) — each a function of that document alone.
 
 :class:`DocumentPreparer` is that pass for one document, the same code in the build's process and on a Ray
@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from dpsynrag.data.io import Document
 from dpsynrag.data.redaction import RedactedDocuments, SpanTally
-from dpsynrag.textkeys import text_key
+from dpsynrag.textkeys import whole_text_keys
 
 __all__ = ["DocumentPreparer", "PreparedDocument", "ReadingTally", "RedactionSpec"]
 
@@ -107,7 +107,7 @@ class DocumentPreparer:
 
     def __call__(self, document: Document) -> PreparedDocument:
         """``document`` redacted, cut and keyed (:class:`PreparedDocument`)."""
-        key = document.text_key or text_key(document.text)  # the whole text's: as the owner record keys it
+        key = document.text_key or whole_text_keys(document.text)  # the whole text's: as the owner record keys it
         text, spans = document.text, {}
         if self.redactor is not None:
             redacted, counts = self.redactor.redact(document)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dpsynrag.errors import DataError
-from dpsynrag.textkeys import text_key, text_key_of_utf8
+from dpsynrag.textkeys import whole_text_keys, whole_text_keys_of_utf8
 
 JSONL_EXTENSIONS = (".jsonl", ".ndjson", ".json")
 CSV_EXTENSIONS = (".csv",)
@@ -33,7 +33,8 @@ class CutText(str):
 
     Attributes:
         sha256: the SHA-256 digest (32 bytes) of the whole text, as UTF-8.
-        key: the whole text's :func:`~dpsynrag.textkeys.text_key` (SHA-256 of its normal form, 32 bytes).
+        key: the whole text's :func:`~dpsynrag.textkeys.whole_text_keys` (SHA-256 of its normal form and of
+            the normal form of issue 42, 64 bytes).
         blank: whether the whole text was whitespace only.
     """
 
@@ -46,7 +47,7 @@ class CutText(str):
         """``text[:max_chars]`` with the whole ``text``'s digest and blankness (``text`` longer than ``max_chars``)."""
         cut = cls(text[:max_chars])
         cut.sha256 = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
-        cut.key = text_key(text)
+        cut.key = whole_text_keys(text)
         cut.blank = text.isspace()
         return cut
 
@@ -310,7 +311,7 @@ def _parquet_texts(column, max_chars: int | None) -> list:
         buffer = whole.as_buffer()
         cut.sha256 = hashlib.sha256(buffer).digest()
         view = memoryview(buffer)
-        cut.key = text_key_of_utf8(view[i:i + (1 << 14)] for i in range(0, len(view), 1 << 14))
+        cut.key = whole_text_keys_of_utf8(lambda: (view[i:i + (1 << 14)] for i in range(0, len(view), 1 << 14)))
         cut.blank = bool(pc.utf8_is_space(whole).as_py())
         values[i] = cut
     return values

@@ -9,8 +9,8 @@ configuration and privacy report, and whose ``privacy`` report composes them all
 Privacy (per privacy unit: a document, or a person with ``--privacy-unit-field``):
 
 * **Units already built are left out.** Before anything is loaded or drawn, every new document whose unit
-  fingerprint (keyed hash of its text, or of its person key;
-  :func:`~dpsynrag.privacy.fingerprints.unit_fingerprint_per_document`) is in the earlier builds' owner-only
+  fingerprint (keyed hash of its text, or of its person key, in normal form, under today's rule or an earlier
+  one; :func:`~dpsynrag.privacy.fingerprints.fingerprints_under_every_rule`) is in the earlier builds' owner-only
   record (``CORPUS.owner.json``; :func:`~dpsynrag.corpus.format.owner_fingerprints`) is dropped from the
   new build: a document built
   before, or with ``--privacy-unit-field`` every document of a person the corpus already holds (a known
@@ -61,7 +61,7 @@ from dpsynrag.corpus.reader import SyntheticCorpus
 from dpsynrag.corpus.writer import CorpusWriter
 from dpsynrag.errors import ConfigError, CorpusError, DataError
 from dpsynrag.methods import get_method
-from dpsynrag.privacy.fingerprints import EXACT_TEXT, unit_fingerprint_per_document
+from dpsynrag.privacy.fingerprints import fingerprints_under_every_rule
 
 log = logging.getLogger("dpsynrag.extend")
 
@@ -262,13 +262,12 @@ def extend_corpus(
                           f"per {new_fp['unit_kind']}: use the same privacy unit (--privacy-unit-field) as the corpus.")
     earlier = set(old_fp["fingerprints"])
     # a document is left out when its unit is in an earlier build under today's rule (text and person key in
-    # normal form) or under the exact-text rule of owner records written before issue 42 (conservative: a
-    # text not in normal form has two fingerprints and either keeps it out)
-    normal = unit_fingerprint_per_document(docs, key)
-    exact = unit_fingerprint_per_document(docs, key, rule=EXACT_TEXT)
-    already = [f.hex() in earlier or g.hex() in earlier for f, g in zip(normal, exact)]
+    # normal form) or under the rule of owner records written before (issue 42's normal form; the exact text
+    # before it): conservative, a text not in today's normal form has several fingerprints and any keeps it out
+    by_rule = fingerprints_under_every_rule(docs, key)
+    already = [any(f.hex() in earlier for f in fps) for fps in by_rule]
     kept = [d for d, a in zip(docs, already) if not a]  # units already built: left out
-    dropped_units = len({f for f, a in zip(normal, already) if a})
+    dropped_units = len({fps[0] for fps, a in zip(by_rule, already) if a})
     kind = new_fp["unit_kind"]
     if not kept:
         raise DataError(

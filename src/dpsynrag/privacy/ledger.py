@@ -9,13 +9,14 @@ release that would take the most-spent of them over a lifetime budget **before a
 Documents, not files (issue 30): a collection is recorded as its set of unit fingerprints, keyed hashes
 ``HMAC-SHA256(key, ·)`` cut to 128 bits (:func:`~dpsynrag.privacy.fingerprints.unit_fingerprints`) of each document's unit key
 (:attr:`~dpsynrag.data.io.Document.unit`, ``--privacy-unit-field``) or, without units, of its whole text's
-SHA-256, both in normal form (issue 42, :mod:`dpsynrag.textkeys`: the same records with CRLF line endings
-or other whitespace are the same units, and so are person keys that differ in case or whitespace). A
-ledger that already held releases when first opened by this version (``exact_text_units`` in its meta
-table) carries, once, what each old exact-text fingerprint spent onto the document's (or person's)
-normal-form fingerprint when a collection holding it is registered, so its earlier releases keep binding
-(the link is made when a form an old version read is read again: an old fingerprint is of exact bytes, so
-another form of the document cannot be traced back to it before that). The secret key is ``ledger.key`` beside the ledger (owner-only, made on first use; never any
+SHA-256, both in normal form (issues 42 and 53, :mod:`dpsynrag.textkeys`: the same records with CRLF line
+endings, other whitespace, invisible format characters or compatibility forms such as full-width digits are
+the same units, and so are person keys that differ in case or whitespace). A ledger that already held
+releases when first opened by a version with a newer rule (``exact_text_units``, ``nfc_text_units`` in its
+meta table; :mod:`dpsynrag.privacy.legacy`) carries, once, what each fingerprint of the earlier rule spent
+onto the document's (or person's) fingerprint of today's rule when a collection holding it is registered, so
+its earlier releases keep binding (the link is made when a form an old version read is read again: an old
+fingerprint cannot be traced back to another form of the document before that). The secret key is ``ledger.key`` beside the ledger (owner-only, made on first use; never any
 text in the ledger). A later release that reads a recorded document composes with every earlier release
 that read it, whatever file it came from: 299 of the same 300 documents get no fresh budget. A unit
 that no earlier release read starts at zero: releases on disjoint sets of units compose in parallel
@@ -64,8 +65,8 @@ from typing import Any
 
 from dpsynrag.errors import ConfigError, PrivacyBudgetExceededError
 from dpsynrag.privacy.conversions import CONVERSIONS
-from dpsynrag.privacy.fingerprints import EXACT_TEXT, dataset_fingerprint, exact_text_aliases, scan_collection
-from dpsynrag.privacy.legacy import carry_exact_text_spend, holds_exact_text_units
+from dpsynrag.privacy.fingerprints import EXACT_TEXT, dataset_fingerprint, legacy_aliases, scan_collection
+from dpsynrag.privacy.legacy import carry_legacy_spend, legacy_rules_held
 from dpsynrag.privacy.persons import count_persons, record_persons
 from dpsynrag.privacy.lifetime import Budget, Release, ledger_totals, lifetime_epsilon
 from dpsynrag.privacy.sources import LedgerLookups, Source, record_source
@@ -186,7 +187,8 @@ class PrivacyLedger(LedgerLookups):
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
             elif row[0] != str(SCHEMA_VERSION):
                 raise ConfigError(f"the privacy ledger {self.path} has schema {row[0]}; this dpsynrag reads {SCHEMA_VERSION}.")
-            self.exact_text_units = holds_exact_text_units(db)
+            self.legacy_rules = legacy_rules_held(db)
+            self.exact_text_units = EXACT_TEXT in self.legacy_rules
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -348,10 +350,10 @@ class PrivacyLedger(LedgerLookups):
         """
         dataset, units, with_units = scan_collection(documents, self.key, unit_ids=unit_ids, with_documents=True,
                                                      persons=(persons := set()))
-        old_name = aliases = None
-        if self.exact_text_units:
-            old_name = dataset_fingerprint(documents, unit_ids=unit_ids, rule=EXACT_TEXT)
-            aliases = exact_text_aliases(documents, self.key, unit_ids=unit_ids, with_documents=True)
+        old_names = {dataset_fingerprint(documents, unit_ids=unit_ids, rule=rule) for rule in self.legacy_rules} - {dataset}
+        aliases = None
+        if self.legacy_rules:
+            aliases = legacy_aliases(documents, self.key, rules=self.legacy_rules, unit_ids=unit_ids, with_documents=True)
         with self._transaction() as db:
             if self.source is not None:
                 record_source(db, dataset, self.source)
@@ -363,9 +365,9 @@ class PrivacyLedger(LedgerLookups):
             db.executemany("INSERT OR IGNORE INTO dataset_units VALUES (?, ?)", ((dataset, u) for u in units))
             db.executemany("INSERT OR IGNORE INTO units (unit) VALUES (?)", ((u,) for u in units))
             if aliases:
-                carry_exact_text_spend(db, aliases)
+                carry_legacy_spend(db, aliases)
             legacy = self._releases(db, dataset, unapplied=True)
-            if old_name is not None and old_name != dataset:  # schema-1 releases under the exact-text name
+            for old_name in sorted(old_names):  # schema-1 releases under the name an earlier rule gave
                 legacy += self._releases(db, old_name, unapplied=True)
                 db.execute("UPDATE releases SET applied = 1 WHERE dataset = ? AND applied = 0", (old_name,))
             if legacy:
@@ -373,7 +375,8 @@ class PrivacyLedger(LedgerLookups):
                 self._add_to_units(db, dataset, t["rho"], math.fsum(r.delta_terms for r in legacy), t["delta"],
                                    len(legacy))
                 db.execute("UPDATE releases SET applied = 1 WHERE dataset = ? AND applied = 0", (dataset,))
-            budget = self._budget(db, dataset) or (None if old_name is None else self._budget(db, old_name))
+            budget = self._budget(db, dataset) or next(
+                (b for b in (self._budget(db, n) for n in sorted(old_names)) if b is not None), None)
             if budget is not None:
                 db.execute("UPDATE units SET budget_epsilon = ?, budget_delta = ?, budget_conversion = ? WHERE "
                            "budget_epsilon IS NULL AND unit IN (SELECT unit FROM dataset_units WHERE dataset = ?)",
