@@ -31,6 +31,9 @@ def test_demo_small(tmp_path, offline_lm, offline_embedder, monkeypatch):
     synrag = rows[2]
     assert synrag["privacy"]["epsilon"] <= 10.0 and synrag["corpus"]["config"]["self_filter"] is False
     assert results["methods"][2]["corpus"]["path"] == synrag["corpus"]["path"]
+    assert synrag["label"] == "DP-SynRAG, phrase release (ε=10)"  # the row names its synthesis (issue 53)
+    constant = saved["references"]["constant"]  # the oracle constant's line, in the table too
+    assert constant["n"] == 4 and 0.25 <= constant["accuracy"] <= 1.0 and f"«{constant['answer']}" in text
 
 
 def test_demo_refuses_bad_values_before_reading_data(tmp_path):

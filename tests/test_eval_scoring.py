@@ -26,7 +26,7 @@ from dpsynrag.eval import (
 )
 from dpsynrag.eval.cache import AnswerCache
 from dpsynrag.eval.experiments import zcdp_epsilon_per_query
-from dpsynrag.eval.scoring import QueryScore
+from dpsynrag.eval.scoring import QueryScore, constant_answer_reference
 from dpsynrag.privacy.conversions import epsilon_from_rho, rho_from_epsilon
 from dpsynrag.tasks import MedicalTask, Query
 
@@ -56,6 +56,24 @@ def test_case_sensitive_and_insensitive_match():
     summary = accuracy_summary(scores)
     assert summary == {"n": 3, "correct": 2, "correct_case_sensitive": 1,
                        "accuracy": pytest.approx(2 / 3), "accuracy_case_sensitive": pytest.approx(1 / 3)}
+
+
+def test_the_oracle_constant_is_the_most_frequent_gold_answer_scored_by_the_task():
+    """Issue 53: on MovieLens one title answers as many questions as RAG; the reference line is the most
+    frequent gold answer of the question set, given to every question."""
+    task = MedicalTask()
+    queries = [_query("a", "Snurfluxias"), _query("b", "Flibberflamosis"), _query("c", "Flibberflamosis"),
+               _query("d", "Snurfluxias"), _query("e", "Blergonia")]
+    ref = constant_answer_reference(task, queries)  # a tie (2 and 2): the alphabetically first
+    assert ref == {"answer": "Flibberflamosis", "count": 2, "n": 5, "correct": 2, "correct_case_sensitive": 2,
+                   "accuracy": pytest.approx(0.4), "accuracy_case_sensitive": pytest.approx(0.4)}
+    assert constant_answer_reference(task, queries[:4] + [_query("f", "Snurfluxias")])["answer"] == "Snurfluxias"
+    assert constant_answer_reference(task, [Query(id="x", question="hi?")]) is None  # attack prompts: no answer
+    results = _fake_results()
+    results["references"] = {"constant": ref}
+    md = render_markdown(results)
+    assert "| oracle constant «Flibberflamosis» (not a method) | – | 40.0% | 40.0% | – | – | 5 | – | – |" in md
+    assert "the most frequent gold answer of these questions (2 of 5)" in md
 
 
 def test_accuracy_of_nothing_is_zero_and_lengths_must_match():

@@ -102,6 +102,12 @@ def _print(results: dict, console: Console) -> None:
         recall = row.get("context_recall")
         table.add_row(row["label"], f"{100 * row['accuracy']:.1f}%", f"{100 * row['accuracy_case_sensitive']:.1f}%",
                       "–" if recall is None else f"{100 * recall:.0f}%", f"{row['timings']['total_s']:.0f}")
+    constant = results.get("references", {}).get("constant")
+    if constant is not None:  # a reference line (issue 53): the most frequent gold answer, for every question
+        from dpsynrag.eval.report import constant_label
+
+        table.add_row(constant_label(constant), f"{100 * constant['accuracy']:.1f}%",
+                      f"{100 * constant['accuracy_case_sensitive']:.1f}%", "–", "–", style="dim")
     console.print(table)
     for row in results["methods"]:
         if row.get("corpus"):

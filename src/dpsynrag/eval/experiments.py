@@ -45,6 +45,7 @@ from dpsynrag.eval.scoring import (
     NameMatcher,
     accuracy_summary,
     bucket_accuracy,
+    constant_answer_reference,
     figures,
     leakage_summary,
     querier_name,
@@ -262,6 +263,7 @@ def run_eval(
                    "embedder_spec": config.embedder},
         "answering": {**h.answering, "decoding": "greedy"},
         "methods": [],
+        "references": {"constant": constant_answer_reference(data.task, data.queries)},
     }
     if given is not None:
         results["corpus"] = {"path": str(given.path.resolve()), "method": given.manifest.get("method"),

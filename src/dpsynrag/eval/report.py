@@ -133,17 +133,33 @@ def _figures_cell(row: dict[str, Any]) -> str:
     return f"{row['unsupported_figures']} of {row['answers_with_figures']}"
 
 
+def constant_label(constant: dict[str, Any]) -> str:
+    """The table and plot label of the oracle constant (:func:`~dpsynrag.eval.scoring.constant_answer_reference`)."""
+    answer = constant["answer"] if len(constant["answer"]) <= 40 else constant["answer"][:39] + "…"
+    return f"oracle constant «{answer}» (not a method)"
+
+
 def _main_tables(results: dict[str, Any]) -> list[str]:
     rows = [r for r in results["methods"] if "error" not in r]
     failed = [r for r in results["methods"] if "error" in r]
+    constant = results.get("references", {}).get("constant")
+    reference = [] if constant is None else [[
+        constant_label(constant).replace("|", "/"), "–", _pct(constant["accuracy"]),
+        _pct(constant["accuracy_case_sensitive"]), "–", "–", str(constant["n"]), "–", "–"]]
     out = _section(
         "Accuracy", None,
         ["method", "ε", "accuracy", "accuracy (case-sensitive)", "context recall", "figures in no context",
          "questions", "build s", "answer s"],
         [[r["label"], _method_eps(r),
           _accuracy_cell(r, "accuracy"), _accuracy_cell(r, "accuracy_case_sensitive"), _pct(r.get("context_recall")),
-          _figures_cell(r), str(r["n"]), _secs(r["timings"].get("build_s")), _secs(r["timings"].get("answer_questions_s"))] for r in rows],
+          _figures_cell(r), str(r["n"]), _secs(r["timings"].get("build_s")), _secs(r["timings"].get("answer_questions_s"))] for r in rows]
+        + reference,
     )
+    if constant is not None:
+        out += [f"Oracle constant: every question answered with «{constant['answer']}», the most frequent gold "
+                f"answer of these questions ({constant['count']} of {constant['n']}); it reads the gold answers, so "
+                "it is a reference line, not a method: a method at or below it does not show that it answers the "
+                "question.", ""]
     empty = [f"{r['label']} (0 of {r['corpus'].get('texts', '–')})" for r in rows if _kept_nothing(r)]
     if empty:
         out += [f"{NO_TEXT_KEPT}: the corpus of {', '.join(empty)} kept no synthetic text, so there was no context "
@@ -325,6 +341,10 @@ def write_plots(results: dict[str, Any], out: Path) -> list[str]:
         ax.bar([i + w / 2 for i in x], [100 * r["accuracy_case_sensitive"] for r in rows], w, label="case-sensitive")
         for i, r in enumerate(rows):
             ax.text(i - w / 2, 100 * r["accuracy"] + 1, f"{100 * r['accuracy']:.0f}", ha="center", fontsize=8)
+        constant = results.get("references", {}).get("constant")
+        if constant is not None:
+            ax.axhline(100 * constant["accuracy"], color="grey", linestyle="--", linewidth=1,
+                       label=constant_label(constant))
         ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
         ax.set_ylabel("accuracy (%)")
         ax.set_ylim(0, 105)

@@ -38,6 +38,7 @@ __all__ = [
     "QueryScore",
     "accuracy_summary",
     "bucket_accuracy",
+    "constant_answer_reference",
     "context_hits",
     "context_recall",
     "figures",
@@ -243,6 +244,27 @@ def accuracy_summary(scores: Sequence[QueryScore]) -> dict:
         "accuracy": ci / n if n else 0.0,
         "accuracy_case_sensitive": cs / n if n else 0.0,
     }
+
+
+def constant_answer_reference(task, queries: Sequence) -> dict | None:
+    """The oracle constant (issue 53): every question answered with the most frequent gold answer of the
+    question set (each query's first accepted answer; ties: the alphabetically first), scored by the task's
+    rule. Not a method — it reads the gold answers — but a floor a method must beat to show it answers the
+    question rather than the label distribution (on MovieLens one title scores as well as RAG).
+
+    Returns:
+        ``{"answer", "count" (questions whose first gold answer it is), **accuracy_summary}``; None when no
+        query has a gold answer.
+    """
+    firsts = [q.answers[0] for q in queries if q.answers]
+    if not firsts:
+        return None
+    counts: dict[str, int] = {}
+    for a in firsts:
+        counts[a] = counts.get(a, 0) + 1
+    answer = min(counts, key=lambda a: (-counts[a], a))
+    scores = score_queries(task, queries, [answer] * len(queries))
+    return {"answer": answer, "count": counts[answer], **accuracy_summary(scores)}
 
 
 def bucket_accuracy(scores: Sequence[QueryScore], buckets: Sequence[str] = ()) -> dict[str, dict]:
