@@ -264,16 +264,19 @@ class PIIRedactor:
         overlapping an allow-listed string loses the overlap; merged per entity type, in order) and the ``(start, end)``
         spans of the allow-listed strings. A function of ``text`` alone."""
         from dpsynrag.data import pii_ids
+        from dpsynrag.data.pii_context import booking_name_spans, org_name_spans, social_signoff_spans
         from dpsynrag.data.pii_rules import (address_spans, cue_name_spans, iban_spans, model_person_plausible,
                                              person_spans, phone_spans, transcript_name_spans)
 
+        protected = value_spans(text, self.allow) if self.allow else []
         found: list[tuple[int, int, str]] = []
         patterns = [e for e in self.entities if e in PATTERN_ENTITIES]
         if patterns:
             found += [(r.start, r.end, r.entity_type)
                       for r in _analyzer().analyze(text, language="en", entities=patterns)]
         if "PERSON" in self.entities:
-            found += [(s, e, "PERSON") for s, e in person_spans(text) + transcript_name_spans(text) + cue_name_spans(text)]
+            found += [(s, e, "PERSON") for s, e in person_spans(text) + transcript_name_spans(text) + cue_name_spans(text)
+                      + booking_name_spans(text) + org_name_spans(text, protected) + social_signoff_spans(text)]
         if "IBAN_CODE" in self.entities:  # a wrong checksum too
             found += [(s, e, "IBAN_CODE") for s, e in iban_spans(text)]
         if "PHONE_NUMBER" in self.entities:  # numbers of unassigned or reserved ranges too; not inside an IBAN
@@ -282,11 +285,14 @@ class PIIRedactor:
                       if not any(a <= s and e <= b for a, b in ibans)]
         if "ADDRESS" in self.entities:
             found += [(s, e, "ADDRESS") for s, e in
-                      address_spans(text) + pii_ids.bare_address_spans(text) + pii_ids.street_spans(text)]
+                      address_spans(text) + pii_ids.bare_address_spans(text) + pii_ids.street_spans(text)
+                      + pii_ids.named_street_spans(text)]
         if "ID_NUMBER" in self.entities:
             found += [(s, e, "ID_NUMBER") for f in (pii_ids.digit_run_spans, pii_ids.letter_digit_spans,
                                                     pii_ids.cued_number_spans, pii_ids.national_id_spans,
-                                                    pii_ids.masked_card_spans, pii_ids.code_spans)
+                                                    pii_ids.masked_card_spans, pii_ids.code_spans,
+                                                    pii_ids.cued_code_spans, pii_ids.handle_spans,
+                                                    pii_ids.last_four_spans)
                       for s, e in f(text)]
         if "DATE_OF_BIRTH" in self.entities:
             found += [(s, e, "DATE_OF_BIRTH") for s, e in pii_ids.birth_date_spans(text)]
@@ -301,7 +307,6 @@ class PIIRedactor:
         # a digit run inside a phone or card, a model's PERSON inside an address: replaced once, counted once
         found += [(s, e, entity) for s, e, entity in weak
                   if not any(a <= s and e <= b and entity != other for a, b, other in found)]
-        protected = value_spans(text, self.allow) if self.allow else []
         if protected:  # what is left of a name around a public string must still look like a name
             found = [(s, e, entity) for start, end, entity in found
                      for s, e in _subtract((start, end), protected, text)

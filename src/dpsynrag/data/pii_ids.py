@@ -40,7 +40,7 @@ from functools import lru_cache
 import regex
 
 __all__ = ["BIRTH_YEAR_LAST", "MIN_CUED_DIGITS", "MIN_ID_DIGITS", "MIN_RUN_DIGITS", "bare_address_spans",
-           "birth_date_spans", "code_spans", "cued_number_spans", "digit_run_spans", "masked_card_spans", "street_spans", "letter_digit_spans", "national_id_spans", "plate_spans"]
+           "birth_date_spans", "code_spans", "cued_code_spans", "cued_number_spans", "handle_spans", "last_four_spans", "named_street_spans", "digit_run_spans", "masked_card_spans", "street_spans", "letter_digit_spans", "national_id_spans", "plate_spans"]
 
 MIN_RUN_DIGITS = 6
 """Fewest digits of a digit run (a 5-digit figure, a year pair or a 4-digit PIN is not flagged)."""
@@ -97,9 +97,21 @@ MIN_CUED_DIGITS = 4
 _ID_CUE = regex.compile(
     r"(?i)\b(?:ending(?:[ ]in|[ ]with)?|ends(?:[ ]in|[ ]with)?|last[ ](?:4|four)(?:[ ]digits)?(?:[ ]are|[ ]of)?|account|acct|acc|"
     r"policy|booking|reservation|order|reference|ref|case|ticket|claim|membership|member|customer|client|"
-    r"contract|meter|serial|passport|licence|license|prescription|invoice|patient|employee|staff|payroll)"
-    r"(?:[ ]*(?:number|no\.?|nr\.?|num|id|#|code|ref)\.?)?[ ]*(?:is|was)?[ ]*[:#]?[ ]*"
+    r"contract|meter|serial|passport|licence|license|prescription|invoice|patient|employee|staff|payroll|card)"
+    r"(?:[ ]*(?:number|no\.?|nr\.?|num|id|#|code|ref)\.?)?[ ]*(?:is|was)?[ ]*[:#(]?[ ]*"
     r"\K\d(?:[ \-]?\d){%d,}(?![\p{L}\p{N}])" % (MIN_CUED_DIGITS - 1))
+_CODE_CUE = regex.compile(  # "booking reference is XLX SPC", "(ref DMS WEZ)", "PNR: QWERTY", "confirmation code K7PQ2X"
+    r"(?i)\b(?:ref(?:erence)?|pnr|(?:booking|reservation|confirmation|order|ticket|case|claim|policy|membership|"
+    r"member|customer|tracking)(?:[ ]*(?:ref(?:erence)?|code|number|no|id))?)\b\.?[ ]*(?:is|was|:|#|-)?[ ]*"
+    r"\K(?-i:[A-Z]{3}[ ][A-Z]{3}|[A-Z0-9]{5,8})(?![\p{L}\p{N}])")
+_LAST_FOUR = regex.compile(  # "...the last 4 digits of the card you pay with?\n[12:19] Sam: 6842 i think"
+    r"(?is)\blast[ ](?:4|four)[ ]digits\b.{0,120}?(?<![\p{N}£$€.,:/])\K\d{4}(?![\p{N}:/])")
+_HANDLE = regex.compile(r"(?<![\p{L}\p{N}_.@])@[\p{L}\p{N}_](?:[\p{L}\p{N}_.]{0,28}[\p{L}\p{N}_])?(?![\p{L}\p{N}_@])")
+_NAMED_STREET = regex.compile(  # "The Old Forge, Clover Lane", "Brookside, Hartley Way", "YEW TREE COTTAGE, BRYNLAND LANE"
+    r"(?<![\p{L}\p{N}])(?:(?:The|THE)[ ]+)?\p{Lu}[\p{L}'’\-]*(?:[ ]+\p{Lu}[\p{L}'’\-]*){0,2},[ ]*"
+    r"\p{Lu}[\p{L}'’\-]*(?:[ ]+\p{Lu}[\p{L}'’\-]*){0,2}[ ]+"
+    r"(?i:lane|road|way|street|avenue|close|drive|gardens|crescent|place|court|terrace|grove|row|mews|walk|rise)"
+    r"(?![\p{L}\p{N}])")
 _TOWN_AFTER = regex.compile(r",[ ]*(?:\p{Lu}\p{Ll}+|[A-Z]{1,2}\d)")
 _STREETLIKE = regex.compile(r"(?i)(?:way|gate|side|field|fields|wood|croft|dale|mead|hurst|moor|brook|grove|bank|"
                             r"lea|leigh|cross|bridge|well|wells|holme|garth|combe|stead)$")
@@ -110,6 +122,41 @@ def _common() -> frozenset[str]:
     import wordfreq
 
     return frozenset(wordfreq.top_n_list("en", 5000))
+
+
+def cued_code_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of a reference code after a reference cue ("booking reference is XLX SPC", "(ref DMS WEZ)",
+    "PNR: QWERTY"): three capitals, a space and three capitals, or 5 to 8 capitals and digits, not an English
+    word ("ref PLEASE" is none)."""
+    common = _common()
+    return [m.span() for m in _CODE_CUE.finditer(text)
+            if not all(part.lower() in common or part.isdigit() for part in m.group().split())]
+
+
+def last_four_spans(text: str) -> list[tuple[int, int]]:
+    """The span of a card's last four digits given after the question ("the last 4 digits of the card?" ...
+    "6842"): the first four-digit number within 120 characters after "last 4 digits" (not a time or a date
+    part)."""
+    return [m.span() for m in _LAST_FOUR.finditer(text)]
+
+
+def handle_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of social-media handles ("@noble11", "@clive_wang95"): an ``@`` not inside a word or an
+    e-mail address, then 1 to 30 letters, digits, ``_`` or inner dots. An organisation's own handle stays
+    when it is allow-listed (``--pii-allow "@AcmeHelp"``)."""
+    return [m.span() for m in _HANDLE.finditer(text)]
+
+
+def named_street_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of a house name and a street without a number ("The Old Forge, Clover Lane", "Brookside,
+    Hartley Way", also in capitals): capitalised words, a comma, capitalised words and a street type."""
+    common = _common()
+    found = []
+    for m in _NAMED_STREET.finditer(text):
+        house = m.group().split(",")[0].split()
+        if house[0].lower() == "the" or not all(w.lower() in common for w in house):  # "Hi, Station Road": no house
+            found.append(m.span())
+    return found
 
 
 def digit_run_spans(text: str) -> list[tuple[int, int]]:
@@ -191,7 +238,8 @@ _STREET_ANY_CASE = regex.compile(
     r"(?i)(?<![\p{L}\p{N}.,£$€])\d{1,4}[a-z]?,?[ ]+(?:"
     r"(?:(?!(?:hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|miles?|km|metres?|meters?|working|business)\b)"
     r"[\p{L}'’]+[ ]+){1,3}(?:street|road|avenue|lane|crescent|gardens|grove|terrace|mews|boulevard|approach|parade|"
-    r"rd|st|ave|close|drive|court|place|square|walk|row|rise|way|view|hill|green|park|house|lodge|cottages?|mansions)"
+    r"rd|st|ave|close|drive|court|place|square|walk|row|rise|way|view|hill|green|park|house|lodge|cottages?|mansions|"
+    r"dr|pl|ln|cres|ct|gdns|sq|tce|cl|gr)"
     r"|(?:rue|avenue|boulevard|chemin|allée|impasse|quai)(?:[ ]+[\p{L}'’\-]+){1,3})(?![\p{L}\p{N}])")
 
 

@@ -57,6 +57,7 @@ NAME_CUES = (
     "executor", "attorney", "deputy", "lead", "head of", "director", "supervisor", "ceo", "cto", "cfo", "coo",
     "founder", "owner", "intern", "teammate", "coworker", "co-worker", "client", "consultant", "engineer",
     "developer", "administrator", "admin", "representative", "contractor", "freelancer", "designer", "copy", "cc",
+    "other half", "buyer", "buyers", "seller", "sellers", "purchaser",
     "named", "called", "name is", "this is", "speak to", "spoke to", "spoke with",
     "talk to", "talked to", "ask for", "asked for", "signed", "it's", "it is", "i'm", "chatting with",
     "speaking with", "speaking to", "through to", "handled by", "logged by", "handler", "response from",
@@ -300,9 +301,18 @@ _INITIAL_NAME = regex.compile(rf"(?<![\p{{L}}.])\p{{Lu}}\.[ \t]?(?P<name>{_TOKEN
 _NAME_INITIAL = regex.compile(rf"(?P<name>{_TOKEN})[ \t]\p{{Lu}}(?:\.|(?=[ \t]*(?:$|[,:|(\-–])))", regex.M)  # "Priya S."
 
 
-_RELATION_NAME = regex.compile(  # "my son zhiwei", "MY WIFE EWA", "patient's wife Precious", "(Kev)" after "driver"
-    rf"(?i)\b(?:my|our|his|her|their|\p{{L}}+['’]s|the)[ \t]+(?:{'|'.join(regex.escape(c) for c in _RELATIONS)})"
-    r"[ \t]*[,(]?[ \t]*(?:(?:is|was|called|named)[ \t]+)?(?P<name>\p{L}[\p{L}'’\-]*)")
+_RELATION_NAME = regex.compile(  # "my son zhiwei", "MY WIFE EWA", "patient's wife Precious", "(Kev)" after "driver",
+    # "the letting agent teodora", "the buyers are Ifeoma"
+    rf"(?i)\b(?:my|our|his|her|their|\p{{L}}+['’]s|the)[ \t]+(?:[\p{{L}}\-]+[ \t]+)?"
+    rf"(?:{'|'.join(regex.escape(c) for c in sorted(_RELATIONS, key=len, reverse=True))})\b"
+    r"[ \t]*[,(]?[ \t]*(?:(?:is|was|are|called|named)[ \t]+)?(?P<name>\p{L}[\p{L}'’\-]*)")
+_DASH_SIGNOFF = regex.compile(  # "...just drop us a DM. - Gareth E.", "...mobile number? - Oliwia"
+    r"(?m)(?:^|(?<=[.!?)][ \t]*))[ \t]*[-–—][ \t]*(?P<name>\p{Lu}\p{Ll}+(?:[ \t]+\p{Lu}\.?)?)[ \t]*$")
+_BY_NAME = regex.compile(  # "sent ... by Reception - Naz:", "recorded by Precious (Reception)"
+    r"\bby[ \t]+(?:\p{Lu}\p{Ll}+[ \t]+[-–][ \t]+)?(?P<name>\p{Lu}\p{Ll}+(?:[ \t]+\p{Lu}\.?)?)"
+    r"(?=[ \t]*(?::|\([ \t]*\p{Lu}))")
+_DATED_NAME = regex.compile(  # "Response (27/07/2024, Marek):"
+    r"\([^()\n]{0,30}\d[ \t]*,[ \t]*(?P<name>\p{Lu}\p{Ll}+(?:[ \t]+\p{Lu}\.?)?)\)")
 _INLINE_SIGNOFF = regex.compile(  # "Thanks lewis", "TIA eleanor", "Best, Rahul, Returns Team", "Have a lovely day, Paddy,"
     r"(?im)(?:^|[.!?][ \t]+)(?:(?:many |kind |best |warm )?(?:thanks|thank you|regards|wishes|cheers)(?: again| so much)?|"
     r"tia|ta|best|all the best|take care|have a (?:lovely|great|good|nice) (?:day|evening|weekend))[ \t]*,?[ \t]+"
@@ -350,14 +360,16 @@ _BRANDLIKE = regex.compile(r"(?!Mc|Mac|O['’]|D['’]|De|Di|Du|La|Le|Van|Von|Fi
 
 def cue_name_spans(text: str) -> list[tuple[int, int]]:
     """Names in any case where the text's shape expects one: after a relation ("my son zhiwei", "patient's
-    wife Precious", "the driver (Kev)"), after a sign-off on the same line ("Thanks lewis", "Best, Rahul,
-    Returns Team"), a one- or two-word line after a question that ends the message ("...return it?\njulia"), a
+    wife Precious", "the driver (Kev)", "the letting agent teodora"), after a sign-off on the same line ("Thanks
+    lewis", "Best, Rahul, Returns Team") or a dash ending a line ("...a DM. - Gareth E."), after "by" before a
+    colon or a role ("by Reception - Naz:", "by Precious (Reception)"), after a date in brackets ("Response
+    (27/07/2024, Marek)"), a one- or two-word line after a question that ends the message ("...return it?\njulia"), a
     word after a title in any case ("mr black"), "my details: sophie,", a capitalised word ending a paragraph
     after a sentence ("...optional. Priya"), and a capitalised word before "and I", "said", "asked", "reckons",
     ... ("Kirsty asked me")."""
     found = []
     for pattern in (_RELATION_NAME, _INLINE_SIGNOFF, _SIGNATURE_LINE, _TITLED_LOWER, _DETAILS, _ENDING_NAME,
-                    _SUBJECT_NAME):
+                    _SUBJECT_NAME, _DASH_SIGNOFF, _BY_NAME, _DATED_NAME):
         for m in pattern.finditer(text):
             words = m.group("name").split()
             if len(words) == 2 and not (len(words[1].rstrip(".")) == 1 or _any_case_name(words[1])):
