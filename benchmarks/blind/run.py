@@ -25,6 +25,12 @@ if __package__ in (None, ""):  # run by path: make the repository root importabl
 from benchmarks.blind.generate import SPLIT, generate  # noqa: E402
 from benchmarks.blind.measure import allow_list, corpus_facts, redaction  # noqa: E402
 
+
+def corpus_facts_accuracy(run: Path) -> float | None:
+    """RAG's accuracy in an ``eval`` output folder."""
+    result = json.loads((run / "results.json").read_text(encoding="utf-8"))
+    return next((m.get("accuracy") for m in result["methods"] if m["method"] == "rag"), None)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -63,7 +69,12 @@ def main(argv: list[str] | None = None) -> None:
             t = time.time()
             if not (run / "results.json").exists():
                 evaluate(folder, run, args.methods, args.extra)
+            extractive = run.with_name(run.name + "-rx")  # RAG over the raw file answering extractively too
+            if "rag" in args.methods.split(",") and not (extractive / "results.json").exists():
+                evaluate(folder, extractive, "rag", ["--answer-mode", "extractive", *args.extra])
             facts = corpus_facts(run, folder)
+            if (extractive / "results.json").exists():
+                facts["accuracy"]["rag-extractive"] = corpus_facts_accuracy(extractive)
             red = None if args.no_redaction else redaction(folder)
             rows.append({"name": name, "domain": domain, "seed": seed, "seconds": round(time.time() - t),
                          "facts": {k: v for k, v in facts.items() if k != "texts"}, "texts": facts["texts"],
@@ -83,14 +94,14 @@ def _pct(v) -> str:
 
 def table(rows: list[dict], args) -> str:
     """The Markdown table of one split: a row per collection, a mean per domain and over all."""
-    lines = [f"| collection | Non-RAG | RAG (raw file) | DP-SynRAG | DP / RAG | kept texts | stating a fact | types reached "
-             f"| contact fact in corpus | records holding PII | facts damaged by redaction |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [f"| collection | Non-RAG | RAG (raw file) | RAG, extractive | DP-SynRAG | DP / RAG | kept texts | stating a fact "
+             f"| types reached | contact fact in corpus | records holding PII | facts damaged by redaction |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def line(label: str, rs: list[dict]) -> str:
         acc = lambda m: [r["facts"]["accuracy"].get(m) for r in rs if r["facts"]["accuracy"].get(m) is not None]  # noqa: E731
         mean = lambda xs: sum(xs) / len(xs) if xs else None  # noqa: E731
-        rag, dp, non = mean(acc("rag")), mean(acc("dp-synrag")), mean(acc("non-rag"))
+        rag, dp, non, rx = mean(acc("rag")), mean(acc("dp-synrag")), mean(acc("non-rag")), mean(acc("rag-extractive"))
         kept = sum(r["facts"]["kept"] for r in rs)
         fact = sum(r["facts"]["kept_stating_a_fact"] for r in rs)
         contact = [v for r in rs for v in r["facts"]["contact_facts"].values()]
@@ -98,7 +109,7 @@ def table(rows: list[dict], args) -> str:
         pii = f"{sum(x['records_holding'] for x in red)}/{sum(x['records'] for x in red)}" if red else "–"
         dmg = f"{sum(x['fact_damaged'] for x in red)}" if red else "–"
         types = sum(len(r["facts"]["types_reached"]) for r in rs)
-        return (f"| {label} | {_pct(non)} | {_pct(rag)} | {_pct(dp)} | {'–' if not rag or dp is None else f'{dp / rag:.2f}×'} "
+        return (f"| {label} | {_pct(non)} | {_pct(rag)} | {_pct(rx)} | {_pct(dp)} | {'–' if not rag or dp is None else f'{dp / rag:.2f}×'} "
                 f"| {kept} | {fact} ({fact / max(kept, 1):.0%}) | {types} / {sum(r['facts']['types'] for r in rs)} "
                 f"| {sum(contact)} / {len(contact)} | {pii} | {dmg} |")
 
