@@ -351,9 +351,8 @@ class PrivacyLedger(LedgerLookups):
         dataset, units, with_units = scan_collection(documents, self.key, unit_ids=unit_ids, with_documents=True,
                                                      persons=(persons := set()))
         old_names = {dataset_fingerprint(documents, unit_ids=unit_ids, rule=rule) for rule in self.legacy_rules} - {dataset}
-        aliases = None
-        if self.legacy_rules:
-            aliases = legacy_aliases(documents, self.key, rules=self.legacy_rules, unit_ids=unit_ids, with_documents=True)
+        aliases = legacy_aliases(documents, self.key, rules=self.legacy_rules, unit_ids=unit_ids,
+                                 with_documents=True) if self.legacy_rules else None
         with self._transaction() as db:
             if self.source is not None:
                 record_source(db, dataset, self.source)
@@ -375,8 +374,7 @@ class PrivacyLedger(LedgerLookups):
                 self._add_to_units(db, dataset, t["rho"], math.fsum(r.delta_terms for r in legacy), t["delta"],
                                    len(legacy))
                 db.execute("UPDATE releases SET applied = 1 WHERE dataset = ? AND applied = 0", (dataset,))
-            budget = self._budget(db, dataset) or next(
-                (b for b in (self._budget(db, n) for n in sorted(old_names)) if b is not None), None)
+            budget = self._budget(db, dataset) or next(filter(None, (self._budget(db, n) for n in sorted(old_names))), None)
             if budget is not None:
                 db.execute("UPDATE units SET budget_epsilon = ?, budget_delta = ?, budget_conversion = ? WHERE "
                            "budget_epsilon IS NULL AND unit IN (SELECT unit FROM dataset_units WHERE dataset = ?)",
