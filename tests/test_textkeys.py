@@ -202,27 +202,28 @@ def test_person_keys_ignore_invisible_and_compatibility_characters():
     assert unit_key("\ufeffBob") == unit_key("bob") != unit_key("bobby")
 
 
-def _nfc_register(path, docs, rho):
-    """What dpsynrag wrote from issue 42 to issue 53: the units keyed by issue 42's normal form, one release;
-    the ledger then had no mark of the rule (opened first by this version)."""
+def _old_register(path, docs, rho, rule=EXACT_TEXT):
+    """What an earlier dpsynrag wrote: the collection's units keyed under ``rule`` (before issue 42 their exact
+    texts; from issue 42 to 53 issue 42's normal form), one release; the ledger without the rule's mark (as a
+    ledger this version opens for the first time)."""
     key = PrivacyLedger(path).key
-    name = dataset_fingerprint(docs, rule=NORMALIZED_TEXT)
-    fps = set(unit_fingerprint_per_document(docs, key, rule=NORMALIZED_TEXT))
+    name = dataset_fingerprint(docs, rule=rule)
+    fps = set(unit_fingerprint_per_document(docs, key, rule=rule))
     db = sqlite3.connect(path / "ledger.sqlite")
     with db:
-        db.execute("DELETE FROM meta WHERE key = 'nfc_text_units'")
-        db.execute("INSERT INTO datasets VALUES (?, ?, 'document', '2026-06-01T00:00:00+00:00')", (name, len(fps)))
+        db.execute("DELETE FROM meta WHERE key = ?", ("exact_text_units" if rule == EXACT_TEXT else "nfc_text_units",))
+        db.execute("INSERT INTO datasets VALUES (?, ?, 'document', '2026-01-01T00:00:00+00:00')", (name, len(fps)))
         db.executemany("INSERT INTO dataset_units VALUES (?, ?)", ((name, f) for f in fps))
         db.executemany("INSERT INTO units (unit, rho, delta, releases) VALUES (?, ?, ?, 1)", ((f, rho, DELTA) for f in fps))
         db.execute("INSERT INTO releases (dataset, created, kind, method, label, count, rho, delta_terms, delta, applied) "
-                   "VALUES (?, '2026-06-01T00:00:00+00:00', 'build', 'dp-synrag', 'old', 1, ?, 0.0, ?, 1)",
+                   "VALUES (?, '2026-01-01T00:00:00+00:00', 'build', 'dp-synrag', 'old', 1, ?, 0.0, ?, 1)",
                    (name, rho, DELTA))
     db.close()
 
 
 def test_a_ledger_of_issue_42s_rule_keeps_its_releases_binding(tmp_path):
     wide = _invisible_variants(TEXTS)["full-width digits"]
-    _nfc_register(tmp_path / "a", wide, 1.0)  # the version of issue 42 read the full-width file
+    _old_register(tmp_path / "a", wide, 1.0, NORMALIZED_TEXT)  # the version of issue 42 read the full-width file
     led = PrivacyLedger(tmp_path / "a", lifetime_epsilon=(ONE + TWO) / 2)
     assert led.legacy_rules == (NORMALIZED_TEXT,) and not led.exact_text_units
     with pytest.raises(PrivacyBudgetExceededError, match=r"400 document\(s\)"):
@@ -230,7 +231,7 @@ def test_a_ledger_of_issue_42s_rule_keeps_its_releases_binding(tmp_path):
     with pytest.raises(PrivacyBudgetExceededError, match=r"400 document\(s\)"):
         _charge(led, TEXTS, "the ASCII copy")  # ...so from then on every form of these documents carries it
     # carried once: with no limit, the old release and three new ones compose to rho 4, not more
-    _nfc_register(tmp_path / "b", wide, 1.0)
+    _old_register(tmp_path / "b", wide, 1.0, NORMALIZED_TEXT)
     open_led = PrivacyLedger(tmp_path / "b")
     _charge(open_led, wide, "full-width again")
     _charge(open_led, TEXTS, "ASCII")
@@ -241,23 +242,6 @@ def test_a_ledger_of_issue_42s_rule_keeps_its_releases_binding(tmp_path):
 
 def test_a_new_ledger_marks_no_earlier_rule(tmp_path):
     assert PrivacyLedger(tmp_path).legacy_rules == ()
-
-
-def _old_register(path, docs, rho):
-    """What dpsynrag wrote before issue 42: the collection's units keyed by their exact texts, one release."""
-    key = PrivacyLedger(path).key
-    name = dataset_fingerprint(docs, rule=EXACT_TEXT)
-    fps = set(unit_fingerprint_per_document(docs, key, rule=EXACT_TEXT))
-    db = sqlite3.connect(path / "ledger.sqlite")
-    with db:
-        db.execute("DELETE FROM meta WHERE key = 'exact_text_units'")
-        db.execute("INSERT INTO datasets VALUES (?, ?, 'document', '2026-01-01T00:00:00+00:00')", (name, len(fps)))
-        db.executemany("INSERT INTO dataset_units VALUES (?, ?)", ((name, f) for f in fps))
-        db.executemany("INSERT INTO units (unit, rho, delta, releases) VALUES (?, ?, ?, 1)", ((f, rho, DELTA) for f in fps))
-        db.execute("INSERT INTO releases (dataset, created, kind, method, label, count, rho, delta_terms, delta, applied) "
-                   "VALUES (?, '2026-01-01T00:00:00+00:00', 'build', 'dp-synrag', 'old', 1, ?, 0.0, ?, 1)",
-                   (name, rho, DELTA))
-    db.close()
 
 
 def test_a_ledger_written_before_keeps_its_exact_text_releases_binding(tmp_path):
