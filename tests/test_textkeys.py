@@ -85,8 +85,7 @@ def test_the_key_in_pieces_equals_the_key_of_the_whole(words, seps, cuts):
     bounds = sorted({0, len(text), *(c for c in cuts if c < len(text))})
     data = text.encode("utf-8")
     byte_bounds = sorted({0, len(data), *(c for c in cuts if c < len(data))})
-    compatible = " ".join(unicodedata.normalize("NFKC", "".join(
-        c for c in text if unicodedata.category(c) != "Cf")).split())
+    compatible = " ".join(unicodedata.normalize("NFKC", "".join(c for c in text if not _invisible(c))).split())
     nfc = unicodedata.normalize("NFC", " ".join(text.split()))
     for rule, key, normal in ((COMPATIBILITY, text_key, compatible), (NFC, nfc_text_key, nfc)):
         hasher = TextKeyHasher(rule)
@@ -175,6 +174,24 @@ def _invisible_variants(texts):
 def test_texts_that_differ_only_in_invisible_or_compatibility_characters_share_a_key(a, b):
     assert normalized_text(a) == normalized_text(b)
     assert text_key(a) == text_key(b) and nfc_text_key(a) != nfc_text_key(b)  # issue 42's rule told them apart
+
+
+def _invisible(c: str) -> bool:
+    """The characters the normal form removes, written out from Unicode's definitions: format (Cf), controls
+    that are not whitespace, and Default_Ignorable_Code_Point (DerivedCoreProperties.txt) beyond Cf, and U+2800."""
+    o = ord(c)
+    return (unicodedata.category(c) == "Cf" or unicodedata.category(c) == "Cc" and not c.isspace()
+            or o in (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0) or 0x180B <= o <= 0x180F
+            or 0xFE00 <= o <= 0xFE0F or 0xFFF0 <= o <= 0xFFF8 or 0xE0000 <= o <= 0xE0FFF)
+
+
+@pytest.mark.parametrize("char", ["\u034f", "\ufe0f", "\u3164", "\u2800", "\x00", "\x7f", "\U000e0041", "\U000e0100",
+                                  "\u180e", "\u115f", "\uffa0", "\x9f"])
+def test_other_invisible_characters_make_no_other_document(char):
+    """A new user's edits that passed the first version of issue 53's rule (it removed only Cf): a combining
+    grapheme joiner, a variation selector, a Hangul filler, the blank Braille cell, control characters."""
+    assert text_key("Ag" + char + "ent said hello") == text_key("Agent said hello")
+    assert unit_key("Ali" + char + "ce Smith") == unit_key("alice smith")
 
 
 @pytest.mark.parametrize("edit", sorted(_invisible_variants(["x"])))

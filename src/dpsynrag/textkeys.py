@@ -4,8 +4,11 @@ normal form behind the privacy ledger's and a corpus lineage's keyed fingerprint
 (:class:`~dpsynrag.pipeline.units.PrivacyUnits`).
 
 * A **document** is recognised by the SHA-256 of its text in normal form (:func:`normalized_text`):
-  invisible format characters removed (Unicode category Cf: zero-width space and joiners, soft hyphen,
-  byte-order mark, word joiner, directional marks), then Unicode NFKC (compatibility forms: full-width digits
+  invisible characters removed (:data:`INVISIBLE`: Unicode's format characters, category Cf — zero-width space
+  and joiners, soft hyphen, byte-order mark, word joiner, directional marks, tags —, the other default-ignorable
+  code points — combining grapheme joiner, variation selectors, Hangul fillers, Khmer inherent vowels, Mongolian
+  free variation selectors —, control characters that are not whitespace, and the blank Braille pattern), then
+  Unicode NFKC (compatibility forms: full-width digits
   and letters, ligatures, superscripts, composed and decomposed accents all in one form), then every run of
   whitespace (spaces, tabs, CR, LF, CRLF, no-break and other Unicode spaces) one space, none at either end.
   The same record saved with CRLF line endings, a trailing space, a zero-width space or full-width digits is
@@ -16,7 +19,7 @@ normal form behind the privacy ledger's and a corpus lineage's keyed fingerprint
 
 Both rules only ever merge: two inputs that differ in the original and agree in normal form share one key.
 Merging is conservative for privacy: a merged document or person is charged every release of each, and
-per person the contributions of the merged unit are bounded together. The format characters and the
+per person the contributions of the merged unit are bounded together. The invisible characters and the
 compatibility mappings are those of the running Python's Unicode database (``unicodedata.unidata_version``).
 
 The rule of issue 42 (NFC and whitespace only: :func:`nfc_text_key`, :func:`nfc_unit_key`) is kept to read
@@ -39,27 +42,40 @@ __all__ = ["TextKeyHasher", "nfc_text_key", "nfc_unit_key", "normalized_text", "
 _CHUNK = 1 << 16  # characters normalised at a time for long texts (memory stays O(chunk), not O(text))
 _WHITESPACE = re.compile(r"\s+")  # for str patterns, re's \s is str.split's whitespace (Py_UNICODE_ISSPACE)
 _LAST_WORD = re.compile(r"\S+\Z")
+_ASCII_CONTROLS = re.compile("[\x00-\x08\x0e-\x1b\x7f]")  # ASCII's Cc that str.split does not take for whitespace
 COMPATIBILITY = "compatibility"
-"""The rule of :func:`normalized_text` (issue 53): format characters removed, NFKC, whitespace."""
+"""The rule of :func:`normalized_text` (issue 53): invisible characters removed, NFKC, whitespace."""
+INVISIBLE = "Cf, Cc other than whitespace, Default_Ignorable_Code_Point, U+2800"
+"""What :func:`normalized_text` removes before NFKC (the table: ``_invisible()``)."""
 NFC = "nfc"
 """The rule of issue 42: NFC and whitespace (:func:`nfc_text_key`), to read what was written under it."""
 
 
+_DEFAULT_IGNORABLE = ((0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x2800, 0x2800),
+                      (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0xE0000, 0xE0FFF))
+"""Invisible code points that are not format characters: Unicode's Default_Ignorable_Code_Point beyond Cf
+(DerivedCoreProperties.txt; unassigned ones included), and U+2800 BRAILLE PATTERN BLANK."""
+
+
 @functools.lru_cache(maxsize=1)
-def _format_characters() -> dict[int, None]:
-    """``str.translate`` table removing every code point of Unicode category Cf (about 170)."""
-    return {c: None for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"}
+def _invisible() -> dict[int, None]:
+    """``str.translate`` table of :data:`INVISIBLE`: removed."""
+    table = {c: None for c in range(sys.maxunicode + 1)
+             if unicodedata.category(chr(c)) == "Cf" or (unicodedata.category(chr(c)) == "Cc" and not chr(c).isspace())}
+    table.update({c: None for lo, hi in _DEFAULT_IGNORABLE for c in range(lo, hi + 1)})
+    return table
 
 
 def _compatible(text: str) -> str:
-    """``text`` without format characters, in NFKC (ASCII text is returned as it is: it has neither)."""
+    """``text`` without invisible characters, in NFKC (ASCII text: only its controls that are not whitespace
+    removed; NFKC leaves ASCII as it is)."""
     if text.isascii():
-        return text
-    return unicodedata.normalize("NFKC", text.translate(_format_characters()))
+        return _ASCII_CONTROLS.sub("", text)
+    return unicodedata.normalize("NFKC", text.translate(_invisible()))
 
 
 def normalized_text(text: str) -> str:
-    """``text`` in normal form (issue 53): format characters (Unicode category Cf) removed, then Unicode NFKC,
+    """``text`` in normal form (issue 53): invisible characters (:data:`INVISIBLE`) removed, then Unicode NFKC,
     then whitespace runs (``str.split``'s definition: ASCII and Unicode spaces, line and paragraph
     separators) one space, none at either end.
 
@@ -80,7 +96,7 @@ class TextKeyHasher:
     word that straddles two pieces. ``rule=NFC``: of the normal form of issue 42 instead.
 
     The normal form per piece is the normal form of the whole: pieces are cut only at whitespace, removing a
-    format character is per character, and no canonical or compatibility composition involves a whitespace
+    invisible character is per character, and no canonical or compatibility composition involves a whitespace
     character (a compatibility mapping may produce a space, which the whitespace rule then treats alike)."""
 
     def __init__(self, rule: str = COMPATIBILITY) -> None:
@@ -167,8 +183,8 @@ def whole_text_keys_of_utf8(chunks: Callable[[], Iterable[bytes | memoryview]]) 
 
 
 def unit_key(value: str) -> str:
-    """A person key in normal form (issue 53): format characters removed, NFKC, case folded
-    (``str.casefold``, then NFKC again: Unicode's NFKC_Casefold up to default ignorables other than Cf),
+    """A person key in normal form (issue 53): invisible characters removed, NFKC, case folded
+    (``str.casefold``, then NFKC again: close to Unicode's NFKC_Casefold),
     whitespace runs one space, stripped.
 
     Raises:
