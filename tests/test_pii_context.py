@@ -69,3 +69,23 @@ def test_an_email_address_holds_no_handle():
     from dpsynrag.data.pii_ids import handle_spans
 
     assert handle_spans("write to help@nimbo.example.com or @sam_k.") == [(35, 41)]  # "@sam_k", not "@nimbo.example.com"
+
+
+def test_redaction_reads_full_width_and_invisible_characters_as_the_ledger_does():
+    """A new user's finding (issue 53's key rule had reached the ledger, not redaction): an account number in
+    full-width digits or split by a zero-width space, a date of birth in full-width digits stayed; the
+    allow-listed phone in full-width digits was redacted. Redaction now reads the text in the ledger's
+    compatibility form (NFKC, invisible characters removed), its whitespace as it is."""
+    from dpsynrag.data.io import Document
+    from dpsynrag.data.redaction import RedactedDocuments
+
+    wide = str.maketrans({c: chr(ord(c) + 0xFEE0) for c in "0123456789+"})
+    text = ("Account (BW-97366946), born 7/5/1990,\tcall +1 555 0100 200. Again: acct BW-9736\u200b6946."
+            .replace("BW-97366946", "BW-97366946".translate(wide)).replace("7/5/1990", "7/5/1990".translate(wide))
+            .replace("+1 555 0100 200", "+1 555 0100 200".translate(wide)))
+    documents = RedactedDocuments([Document("1", text, ("BW-97366946",))], "[X]",
+                                  pii=PIIRedactor("[X]", allow=["+1 555 0100 200"], model="none"))
+    assert list(documents)[0].text == "Account ([X]), born [X],\tcall +1 555 0100 200. Again: acct [X]."
+    assert documents.span_counts()["spans"]["IDENTIFIER"] == 2
+    ascii_document = Document("2", "plain text, nothing to change")
+    assert RedactedDocuments.normal(ascii_document) is ascii_document

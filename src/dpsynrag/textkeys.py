@@ -36,7 +36,7 @@ import sys
 import unicodedata
 from collections.abc import Callable, Iterable
 
-__all__ = ["TextKeyHasher", "nfc_text_key", "nfc_unit_key", "normalized_text", "text_key", "text_key_of_utf8",
+__all__ = ["TextKeyHasher", "compatible_text", "nfc_text_key", "nfc_unit_key", "normalized_text", "text_key", "text_key_of_utf8",
            "unit_key", "whole_text_keys", "whole_text_keys_of_utf8"]
 
 _CHUNK = 1 << 16  # characters normalised at a time for long texts (memory stays O(chunk), not O(text))
@@ -72,6 +72,17 @@ def _compatible(text: str) -> str:
     if text.isascii():
         return _ASCII_CONTROLS.sub("", text)
     return unicodedata.normalize("NFKC", text.translate(_invisible()))
+
+
+def compatible_text(text: str) -> str:
+    """``text`` with its invisible characters (:data:`INVISIBLE`) removed, in Unicode NFKC, its whitespace as it
+    is: the text redaction reads (:class:`~dpsynrag.data.redaction.RedactedDocuments`), so an identifier written
+    in full-width digits or split by a zero-width space is the identifier.
+
+    Raises:
+        TypeError: ``text`` is not a str.
+    """
+    return _compatible(text)
 
 
 def normalized_text(text: str) -> str:

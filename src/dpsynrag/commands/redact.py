@@ -220,7 +220,7 @@ def redact_command(
         for i, document in enumerate(source):
             spans = documents.find(document)
             redacted = documents.redact(document, spans)[0].text
-            review.add(document.id, document.text, spans, redacted)
+            review.add(document.id, documents.normal(document).text, spans, redacted)
             if i < preview:
                 shown.append({"id": document.id, "text": redacted})
                 if streamed:

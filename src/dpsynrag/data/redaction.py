@@ -16,6 +16,7 @@ them. :class:`RedactedDocuments` counts the spans it replaced, per entity type, 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -25,6 +26,7 @@ from typing import Protocol
 import phonenumbers
 
 from dpsynrag.data.io import Document
+from dpsynrag.textkeys import compatible_text
 
 __all__ = ["DEFAULT_PLACEHOLDER", "IDENTIFIER", "RedactedDocuments", "SpanFinder", "SpanTally", "identifier_spans",
            "merge_spans", "redact_identifiers", "replace_spans", "value_spans"]
@@ -285,10 +287,23 @@ class RedactedDocuments(Sequence[Document]):
         self.identifiers, self.pii = identifiers, pii
         self._counts: dict | None = None
 
+    @staticmethod
+    def normal(document: Document) -> Document:
+        """``document`` as redaction reads it: its text and identifier values without invisible characters and
+        in Unicode NFKC (:func:`~dpsynrag.textkeys.compatible_text`: full-width digits, ligatures, zero-width
+        spaces inside a number), its whitespace kept; ``document`` itself when nothing changes (ASCII text)."""
+        text = compatible_text(document.text)
+        identifiers = tuple(compatible_text(v) for v in document.identifiers)
+        if text == document.text and identifiers == tuple(document.identifiers):
+            return document
+        return dataclasses.replace(document, text=text, identifiers=identifiers)
+
     def find(self, document: Document) -> list[tuple[int, int, str]]:
-        """The ``(start, end, entity type)`` spans of ``document.text`` that :meth:`redact` replaces: the PII
-        pass's (merged per entity type) and, as :data:`IDENTIFIER`, the document's own values (merged), in
-        that order; spans of different types may overlap (they become one placeholder)."""
+        """The ``(start, end, entity type)`` spans of ``normal(document).text`` (:meth:`normal`) that
+        :meth:`redact` replaces: the PII pass's (merged per entity type) and, as :data:`IDENTIFIER`, the
+        document's own values (merged), in that order; spans of different types may overlap (they become one
+        placeholder)."""
+        document = self.normal(document)
         spans, protected = self.pii.find(document.text) if self.pii is not None else ([], [])
         if self.identifiers:
             spans = [*spans, *((s, e, IDENTIFIER)
@@ -298,8 +313,10 @@ class RedactedDocuments(Sequence[Document]):
     def redact(self, document: Document, spans: list[tuple[int, int, str]] | None = None) -> tuple[Document, Counter]:
         """``(redacted document, spans replaced per entity type)``: :data:`IDENTIFIER` for the document's
         own values, the PII pass's entity types (``"PERSON"``, ``"PHONE_NUMBER"``, ...) for the rest; a
-        span found by both counts for each. ``spans``: :meth:`find`'s, when already found."""
+        span found by both counts for each. ``spans``: :meth:`find`'s, when already found. The redacted text
+        is :meth:`normal`'s with the spans replaced."""
         spans = self.find(document) if spans is None else spans
+        document = self.normal(document)
         redacted = replace_spans(document.text, [(s, e) for s, e, _ in spans], self.placeholder)
         counts = Counter(entity for _, _, entity in spans)
         return Document(document.id, redacted, document.identifiers, document.text_sha256), counts  # cut: kept
