@@ -81,7 +81,7 @@ def test_files_and_keys(first_run):
     assert sum(s["queries"] for s in sessions) == 5 and rows["dp-rag"]["privacy"]["epsilon_per_query"] == 10.0
     assert rows["rag"]["privacy"]["epsilon"] is None and rows["non-rag"]["privacy"]["epsilon"] == 0.0
     md = (out / "results.md").read_text()
-    assert "## Leakage" in md and "DP-SynRAG, no self-filter (ε=10)" in md and "80 of 8000 documents" in md
+    assert "## Leakage" in md and "DP-SynRAG, no self-filter, private prediction (ε=10)" in md and "80 of 8000 documents" in md
     assert "| context recall |" in md
 
 

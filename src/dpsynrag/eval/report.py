@@ -133,8 +133,12 @@ def _figures_cell(row: dict[str, Any]) -> str:
     return f"{row['unsupported_figures']} of {row['answers_with_figures']}"
 
 
-def constant_label(constant: dict[str, Any]) -> str:
-    """The table and plot label of the oracle constant (:func:`~dpsynrag.eval.scoring.constant_answer_reference`)."""
+def constant_label(constant: dict[str, Any], task: str | None = None) -> str:
+    """The table and plot label of the oracle constant (:func:`~dpsynrag.eval.scoring.constant_answer_reference`);
+    its answer is left out for ``task`` ``"own"``, whose gold answers are the owner's and may hold private values
+    (results.md holds counts, never private strings)."""
+    if task == "own":
+        return "oracle constant (not a method)"
     answer = constant["answer"] if len(constant["answer"]) <= 40 else constant["answer"][:39] + "…"
     return f"oracle constant «{answer}» (not a method)"
 
@@ -143,8 +147,9 @@ def _main_tables(results: dict[str, Any]) -> list[str]:
     rows = [r for r in results["methods"] if "error" not in r]
     failed = [r for r in results["methods"] if "error" in r]
     constant = results.get("references", {}).get("constant")
+    task = results.get("config", {}).get("task")
     reference = [] if constant is None else [[
-        constant_label(constant).replace("|", "/"), "–", _pct(constant["accuracy"]),
+        constant_label(constant, task).replace("|", "/"), "–", _pct(constant["accuracy"]),
         _pct(constant["accuracy_case_sensitive"]), "–", "–", str(constant["n"]), "–", "–"]]
     out = _section(
         "Accuracy", None,
@@ -156,7 +161,8 @@ def _main_tables(results: dict[str, Any]) -> list[str]:
         + reference,
     )
     if constant is not None:
-        out += [f"Oracle constant: every question answered with «{constant['answer']}», the most frequent gold "
+        answer = "the same answer" if task == "own" else f"«{constant['answer']}»"
+        out += [f"Oracle constant: every question answered with {answer}, the most frequent gold "
                 f"answer of these questions ({constant['count']} of {constant['n']}); it reads the gold answers, so "
                 "it is a reference line, not a method: a method at or below it does not show that it answers the "
                 "question.", ""]
@@ -344,7 +350,7 @@ def write_plots(results: dict[str, Any], out: Path) -> list[str]:
         constant = results.get("references", {}).get("constant")
         if constant is not None:
             ax.axhline(100 * constant["accuracy"], color="grey", linestyle="--", linewidth=1,
-                       label=constant_label(constant))
+                       label=constant_label(constant, results["config"].get("task")))
         ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
         ax.set_ylabel("accuracy (%)")
         ax.set_ylim(0, 105)
