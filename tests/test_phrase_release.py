@@ -98,9 +98,9 @@ def test_text_chains_overlapping_phrases_in_count_order():
     released = {"the fee is": 30, "fee is 15": 20, "is 15 eur": 12, "card arrives in": 40, "in 5 days": 9}
     assert phrase_spans(released, n=3) == [["card", "arrives", "in"], ["the", "fee", "is", "15", "eur"],
                                            ["in", "5", "days"]]
-    # a clause does not end on a stop word: "card arrives in" is written "Card arrives."
-    assert phrase_text(released, n=3) == "Card arrives. The fee is 15 eur. In 5 days."
-    assert phrase_text(released, n=3, keyword="FEE") == "The fee is 15 eur. Card arrives. In 5 days."
+    # a cluster's text keeps its spans' words as released (the collection's texts are trimmed to clauses)
+    assert phrase_text(released, n=3) == "Card arrives in. The fee is 15 eur. In 5 days."
+    assert phrase_text(released, n=3, keyword="FEE") == "The fee is 15 eur. Card arrives in. In 5 days."
     assert phrase_text({"the fee is 15": 9, "The fee is 15,": 5}, n=4) == "The fee is 15."  # said once
     assert phrase_text({}, n=3) == ""
 
