@@ -385,6 +385,72 @@ def test_document_prompt_is_grislains():
     assert DOCUMENT_SYSTEM_PROMPT.endswith('Document:\n"{document}"')
 
 
+@pytest.mark.parametrize("prompts", ["task", "reference"])
+def test_member_and_public_prompts(tiny_lm, monkeypatch, prompts):
+    """Default: every retrieved document gets RAG's prompt with that one document, the public prompt is
+    Non-RAG's; "reference": Grislain's system prompts."""
+    from dpsynrag.models import PrivatePredictionDecoder
+    from dpsynrag.rag.answer import answer_user_prompt
+    from dpsynrag.tasks import get_task
+
+    task = get_task("medical")
+    seen = {}
+    real_init = PrivatePredictionDecoder.__init__
+
+    def spy_init(self, lm, **kw):
+        seen["public"], seen["prefix"] = kw.get("public_prompt"), kw.get("prompt_prefix")
+        real_init(self, lm, **kw)
+
+    def fake_generate(self, clusters, accountants, progress=False):
+        seen["members"] = clusters[0]
+        return ["x"] * len(clusters)
+
+    monkeypatch.setattr(PrivatePredictionDecoder, "__init__", spy_init)
+    monkeypatch.setattr(PrivatePredictionDecoder, "generate", fake_generate)
+    s = DPRAGSession(TINY_DOCS, _config(public_weight=0.2, prompts=prompts, top_k=len(TINY_DOCS)), lm=tiny_lm,
+                     embedder=HashEmbedder(dim=32), task=task, seed=0)
+    q = "the patient has fever"
+    s.answer([q])
+    assert seen["members"]
+    if prompts == "task":
+        docs = [tiny_lm.truncate(d, 12) for d in TINY_DOCS]
+        allowed = {tiny_lm.chat_prompt(answer_user_prompt(q, [d]), system=task.answer_system_prompt) for d in docs}
+        assert set(seen["members"]) <= allowed
+        assert seen["public"] == tiny_lm.chat_prompt(answer_user_prompt(q, []), system=task.answer_system_prompt)
+    else:
+        assert all("You give a short responses based on this document" in m for m in seen["members"])
+        assert seen["public"] == tiny_lm.chat_prompt(q, system="You give a short response based on a predefined set documents.")
+    # the shared prefix is a prefix of every member prompt's ids (the engine reuses its keys/values)
+    assert seen["prefix"] and all(tiny_lm.encode(m)[: len(seen["prefix"])] == seen["prefix"] for m in seen["members"])
+
+
+def _empty_set_probability(scores, log_weights_and_breaks):
+    breaks, log_w = log_weights_and_breaks
+    p = np.exp(log_w - np.logaddexp.reduce(log_w))
+    return float(p[breaks[:-1] >= scores.max()].sum())
+
+
+def test_default_threshold_retrieves_where_the_sound_top_p_retrieves_nothing():
+    """Medical Synth's score profile (2,000 notes, cosine about 0.40 ± 0.06, a tail to 0.65): at ε = 10 per
+    query (ε_r = 10/11) the top-p threshold with data-independent weights (p = 0.02, α = 5) lands above
+    every score with probability > 0.5 — nothing retrieved, every token drawn from the public prior —
+    while the top-k utility (k = 20, the default) does so with probability 0.5% (< 1%). Exact interval laws,
+    no sampling."""
+    gen = np.random.default_rng(0)
+    scores = np.clip(np.concatenate([gen.normal(0.40, 0.06, 1980), gen.uniform(0.52, 0.65, 20)]), 0, 1)
+    eps_r = DPRAGConfig(epsilon_per_query=10.0, delta=1e-3).effective_retrieval_epsilon
+    breaks, _, log_w = top_p_interval_log_weights(scores, p=0.02, alpha=5.0, epsilon=eps_r)
+    assert _empty_set_probability(scores, (breaks, log_w)) > 0.5
+    cfg = DPRAGConfig(epsilon_per_query=10.0, delta=1e-3)
+    assert (cfg.utility, cfg.top_k) == ("top-k", 20)
+    s = np.sort(scores)
+    breaks = np.concatenate([[0.0], s, [1.0]])
+    counts = len(s) - np.arange(len(s) + 1)  # documents above each interval
+    with np.errstate(divide="ignore"):
+        log_w = np.log(np.diff(breaks)) - eps_r * np.abs(counts - cfg.top_k) / 2
+    assert _empty_set_probability(scores, (breaks, log_w)) < 0.01
+
+
 # --------------------------------------------------------------------------------------------------
 # End to end on Medical Synth with the offline models
 # --------------------------------------------------------------------------------------------------

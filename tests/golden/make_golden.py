@@ -83,7 +83,8 @@ def outputs() -> dict[str, dict[str, str]]:
             builder(docs, folder, config, lm=lm(), embedder=HashEmbedder())
             out[name] = _corpus_files(folder)
     session = DPRAGSession(docs[:40], DPRAGConfig(epsilon_per_query=2.0, delta=1e-3, utility="top-k", top_k=3,
-                                                  max_new_tokens=4, max_document_tokens=16, public_weight=0.01),
+                                                  max_new_tokens=4, max_document_tokens=16, public_weight=0.01,
+                                                  prompts="reference"),
                            lm=lm(), embedder=HashEmbedder(dim=32), seed=3)
     answers = session.answer(["the patient has fever", "what drug for the rash"])
     out["dp-rag"] = {"answers": json.dumps([a.text for a in answers]),

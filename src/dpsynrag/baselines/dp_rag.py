@@ -11,11 +11,12 @@ For each query q, over the private collection D (privacy unit = one document, ad
    :func:`~dpsynrag.baselines.dp_rag_threshold.top_p_utility`; the retrieved set is S_q = {d_i : s_i > θ}. **No random sub-sampling cap**
    on S_q (the reference's ``random.sample(..., 128)`` can double the sensitivity under add/remove).
 3. **Private prediction** over S_q (:class:`~dpsynrag.models.PrivatePredictionDecoder`): one prompt per
-   retrieved document (Grislain's: system ``You give a short responses based on this document or a
-   predefined set of similar documents.\\nDocument:\\n"{document}"``, user = the question), the same
+   retrieved document (default: the task's RAG answer prompt with that one document; ``prompts=
+   "reference"``: Grislain's system prompt holding the document, user = the question), the same
    clipping as DP-SynRAG (:func:`~dpsynrag.privacy.prediction.clip_logits`), T tokens from
    softmax((Σ clip_c(l_d) + ω · log_softmax(l_pub)) / τ), where l_pub comes from the public prompt (the
-   question without any document) with weight ω (Grislain: 0.01).
+   question without any document) with weight ω (default 0.2; Grislain: 0.01 — see
+   :class:`~dpsynrag.baselines.dp_rag_config.DPRAGConfig` for each deviation and what it was measured on).
 
 Privacy cost of one query (zCDP, nats):
 
@@ -72,7 +73,7 @@ from dpsynrag.privacy.events import SelfComposedEvent
 from dpsynrag.privacy.charge import prepare_charge
 from dpsynrag.privacy.mechanisms import exponential_threshold
 from dpsynrag.privacy.report import PrivacyReport
-from dpsynrag.rag.answer import Answer, check_questions
+from dpsynrag.rag.answer import DEFAULT_SYSTEM_PROMPT, Answer, answer_user_prompt, check_questions
 from dpsynrag.rng import make_random
 
 
@@ -298,6 +299,23 @@ class DPRAGSession:
             random=self._threshold_random,
         )
 
+    def _prompts(self):
+        """(member prompt of (question, document), public prompt of a question, the prompts' public prefix
+        ids of a question) under ``config.prompts``."""
+        lm, cfg = self.lm, self.config
+        if cfg.prompts == "reference":
+            return (
+                lambda q, text: lm.chat_prompt(q, system=cfg.document_system_prompt.replace("{document}", text)),
+                lambda q: lm.chat_prompt(q, system=cfg.public_system_prompt),
+                lambda q: lm.public_prefix(q, system=cfg.document_system_prompt),
+            )
+        system = self.task.answer_system_prompt if self.task is not None else DEFAULT_SYSTEM_PROMPT
+        return (
+            lambda q, text: lm.chat_prompt(answer_user_prompt(q, [text]), system=system),
+            lambda q: lm.chat_prompt(answer_user_prompt(q, []), system=system),
+            lambda q: lm.public_prefix(answer_user_prompt(q, ["{document}"]), system=system),
+        )
+
     def answer(self, questions: Sequence[str], *, progress: bool = False) -> list[Answer]:
         """Answer each question with DP-RAG, paying ``epsilon_per_query`` per question.
 
@@ -347,6 +365,7 @@ class DPRAGSession:
                 delta=m_new * self.config.delta,
             )
         lm, cfg = self.lm, self.config
+        member_prompt, public_prompt, prefix_template = self._prompts()
         clusters: list[list[str]] = []
         branches: list[ZCDPAccountant] = []
         for q in questions:
@@ -355,9 +374,7 @@ class DPRAGSession:
             scores = self._embeddings @ q_emb
             theta = self._threshold(scores, branch)
             retrieved = np.flatnonzero(scores > theta)
-            clusters.append(
-                [lm.chat_prompt(q, system=cfg.document_system_prompt.replace("{document}", self._texts[j])) for j in retrieved]
-            )
+            clusters.append([member_prompt(q, self._texts[j]) for j in retrieved])
             branches.append(branch)
         from dpsynrag.models import PrivatePredictionDecoder
 
@@ -365,15 +382,15 @@ class DPRAGSession:
         common = dict(
             clip=cal.clip, temperature=cal.temperature, max_new_tokens=cal.T, random=self._sampling_random,
             memory_budget_gb=cfg.memory_budget_gb,
-            # the public part of the document prompts (template + system text before the document),
+            # the public part of the document prompts (template + instructions before the document),
             # which comes before the question; the same for every question
-            prompt_prefix=lm.public_prefix(questions[0], system=cfg.document_system_prompt),
+            prompt_prefix=prefix_template(questions[0]),
         )
         if cfg.public_weight > 0:  # one public prompt per question: one decoder per question
             texts = []
             for q, members, branch in zip(questions, clusters, branches):
                 decoder = PrivatePredictionDecoder(
-                    lm, public_prompt=lm.chat_prompt(q, system=cfg.public_system_prompt),
+                    lm, public_prompt=public_prompt(q),
                     public_weight=cfg.public_weight, **common,
                 )
                 texts.extend(decoder.generate([members], [branch], progress=progress))

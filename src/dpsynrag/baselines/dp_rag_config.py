@@ -72,18 +72,39 @@ class DPRAGCalibration:
 
 
 class DPRAGConfig(BaseModel):
-    """Parameters of DP-RAG (Grislain 2024; defaults from its test_dp_rag.py and DP-SynRAG App. C.3).
+    """Parameters of DP-RAG (Grislain 2024; defaults from its test_dp_rag.py and DP-SynRAG App. C.3, except
+    the threshold utility, the prompts and ω: see the deviations below).
 
     Privacy: ``epsilon_per_query`` > 0 and ``delta`` in (0, 1) are each query's (ε, δ) target;
     ``conversion`` the ρ → ε conversion used to calibrate. The retrieval threshold gets
     ε_r = ``retrieval_epsilon`` if set, else ``retrieval_fraction`` × ``epsilon_per_query`` (default
     1/11: Grislain's split, retrieval 0.5 : generation 5.0); the rest of ρ_q goes to generation.
 
-    Retrieval: ``utility`` "top-p" (``top_p``, ``top_p_alpha``) or "top-k" (``top_k``), threshold on
-    cosine scores over [0, 1]. Generation: ``max_new_tokens`` T, ``temperature`` τ, ``public_weight`` ω
-    (0 turns the public prompt off), the per-document and public system prompts, documents truncated
-    to ``max_document_tokens`` tokens in the prompts. ``model`` / ``embedder`` are loaded when the
-    session is not given models.
+    Retrieval: ``utility`` "top-k" (``top_k``, default 20) or "top-p" (``top_p``, ``top_p_alpha``),
+    threshold on cosine scores over [0, 1]. Generation: ``max_new_tokens`` T, ``temperature`` τ,
+    ``public_weight`` ω (0 turns the public prompt off), documents truncated to ``max_document_tokens``
+    tokens in the prompts. ``model`` / ``embedder`` are loaded when the session is not given models.
+
+    ``prompts``: "task" (default) gives every retrieved document the prompt RAG gives its documents in
+    the same evaluation — the task's answer system prompt, the document as ``[1]`` and the question
+    (:func:`~dpsynrag.rag.answer.answer_user_prompt`) — and the public prompt is Non-RAG's (the question
+    alone); "reference" uses Grislain's system prompts ``document_system_prompt`` /
+    ``public_system_prompt`` (written for Phi-3.5: with SmolLM2-135M one document under them names the
+    diagnosis in 0 of 60 greedy answers on Medical Synth, against 15 of 60 under the task's prompt).
+
+    Deviations from the reference defaults (top-p 0.02, Grislain's prompts, ω = 0.01), measured on
+    Medical Synth (2,000 notes, ε = 10 per question, T = 16; issue 53): the top-p utility with
+    data-independent weights (the sound one, :func:`~dpsynrag.baselines.dp_rag_threshold.top_p_utility`)
+    spans about p · Σ w ≈ 2 over [0, 1], so at ε_r ≈ 0.9 its threshold lands above every score in 7 of 10
+    questions and nothing is retrieved: every token is then drawn from ω · log_softmax(l_pub)/τ, close to
+    uniform over the vocabulary at ω = 0.01 (the "token soup" answers). The top-k utility peaks sharply
+    (|count − k| per unit of utility) and retrieved 11–23 notes for k = 20 in the same 10 questions.
+    A document adds at most 2c/τ ≈ 1 nat to its token's score at ε = 10, so a token needs about
+    ln(vocabulary) ≈ 11 agreeing documents to outweigh the vocabulary's tail: the public model's
+    log-probabilities (free) remove that tail, but at ω = 1 they also outvote the collection's rare
+    names. On questions 0–9 (chosen there, so the multi-query curve reports other questions): ω = 1
+    0/10 correct (fluent, generic), ω = 0.2 1/10, ω = 0.01 1/10 with some answers still token soup;
+    hence ω = 0.2.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
@@ -93,13 +114,14 @@ class DPRAGConfig(BaseModel):
     conversion: Literal["bun-steinke", "cks"] = "bun-steinke"
     retrieval_epsilon: Optional[float] = Field(None, gt=0)
     retrieval_fraction: float = Field(1.0 / 11.0, gt=0, lt=1)
-    utility: Literal["top-p", "top-k"] = "top-p"
+    utility: Literal["top-p", "top-k"] = "top-k"
     top_p: float = Field(0.02, gt=0, lt=1)
     top_p_alpha: float = Field(5.0, ge=0)
-    top_k: int = Field(80, ge=0)
+    top_k: int = Field(20, ge=0)
     max_new_tokens: int = Field(70, ge=1)
     temperature: float = Field(1.0, gt=0)
-    public_weight: float = Field(0.01, ge=0)
+    public_weight: float = Field(0.2, ge=0)
+    prompts: Literal["task", "reference"] = "task"
     document_system_prompt: str = DOCUMENT_SYSTEM_PROMPT
     public_system_prompt: str = PUBLIC_SYSTEM_PROMPT
     max_document_tokens: int = Field(256, ge=8)

@@ -177,7 +177,9 @@ PRESETS: dict[str, EvalPreset] = {
             K=10, R=500, L=5, k=80, T=70, extractor="llm", open_vocabulary=False, max_document_tokens=256,
             redact_identifiers=True,
         )),
-        dp_rag=_frozen(dict(max_new_tokens=70)),
+        # the reference's DP-RAG (Grislain's prompts, top-p 0.02, omega 0.01), as the paper ran it; the
+        # library's defaults differ (DPRAGConfig: measured deviations)
+        dp_rag=_frozen(dict(max_new_tokens=70, utility="top-p", prompts="reference", public_weight=0.01)),
         dp_synth=_frozen(dict(batch_size=100, T=70, max_document_tokens=256)),
         aug_pe=_frozen(dict(population_size=200, iterations=10, L=2, T=70, max_document_tokens=256)),
         mq_m=(1, 5, 10, 20, 50, 100),
@@ -260,12 +262,12 @@ SEARCHQA_METHODS = ("non-rag", "rag", "dp-rag", "dp-synth", "aug-pe", "dp-synrag
 def _searchqa(base: EvalPreset, name: str, *, synrag: Mapping[str, Any] | None = None,
               dp_rag: Mapping[str, Any] | None = None, dp_synth: Mapping[str, Any] | None = None) -> EvalPreset:
     """``base`` with the SearchQA protocol (DP-SynRAG App. C.2–C.3): no self-filter in any corpus method,
-    DP-RAG top-p 0.05, every validation question (102 with the paper's selection), no attack prompts;
+    every validation question (102 with the paper's selection), no attack prompts;
     ``synrag``, ``dp_rag``, ``dp_synth`` override fields of those methods."""
     return dataclasses.replace(
         base, name=name, questions=None, attacks=None, methods=SEARCHQA_METHODS,
         synrag=_frozen({**base.synrag, "self_filter": False, **(synrag or {})}),
-        dp_rag=_frozen({**base.dp_rag, "top_p": 0.05, **(dp_rag or {})}),
+        dp_rag=_frozen({**base.dp_rag, **(dp_rag or {})}),
         dp_synth=_frozen({**base.dp_synth, "self_filter": False, **(dp_synth or {})}),
         aug_pe=_frozen({**base.aug_pe, "self_filter": False}),
     )
@@ -273,11 +275,11 @@ def _searchqa(base: EvalPreset, name: str, *, synrag: Mapping[str, Any] | None =
 
 # searchqa-cpu: the cpu preset's sizes (1,000 of the snippets, R = 48; not tuned on SearchQA, which is not
 # available here). searchqa-paper: the paper's Table 6 row (R = 1000, k = 100; K, L, T as Medical Synth),
-# all snippets of the 204 selected questions, DP-RAG with 30 output tokens (App. C.3), DP-Synth with
+# all snippets of the 204 selected questions, DP-RAG with top-p 0.05 and 30 output tokens (App. C.3), DP-Synth with
 # batches of about 100 of the paper's 7,054 snippets (71 batches; a public size, not read from the data).
 PRESETS["searchqa-cpu"] = _searchqa(PRESETS["cpu"], "searchqa-cpu")
 PRESETS["searchqa-paper"] = _searchqa(PRESETS["paper"], "searchqa-paper", synrag={"R": 1000, "k": 100},
-                                      dp_rag={"max_new_tokens": 30}, dp_synth={"num_batches": 71})
+                                      dp_rag={"max_new_tokens": 30, "top_p": 0.05}, dp_synth={"num_batches": 71})
 
 
 def for_task(params: Mapping[str, Any], task=None) -> dict[str, Any]:
