@@ -34,6 +34,10 @@ def test_demo_small(tmp_path, offline_lm, offline_embedder, monkeypatch):
     assert synrag["label"] == "DP-SynRAG, phrase release (ε=10)"  # the row names its synthesis (issue 53)
     constant = saved["references"]["constant"]  # the oracle constant's line, in the table too
     assert constant["n"] == 4 and 0.25 <= constant["accuracy"] <= 1.0 and f"«{constant['answer']}" in text
+    card = tmp_path / "corpus_card.html"  # issue 54: the demo ends with its corpus's publishable card
+    assert "corpus card (publishable report, HTML):" in text and card.is_file()
+    page = card.read_text()
+    assert 'data-variant="publishable"' in page and f"ε = {synrag['privacy']['epsilon']:.6g}" in page
 
 
 def test_demo_refuses_bad_values_before_reading_data(tmp_path):

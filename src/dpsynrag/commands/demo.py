@@ -118,6 +118,10 @@ def _print(results: dict, console: Console) -> None:
             for rec in kept[:3]:
                 console.print(f"- [cyan]{rec.get('keyword', '')}[/]: {rec['text']}")
             console.print(f"corpus: {corpus.path}")
+            from dpsynrag.corpus.card import write_corpus_card
+
+            card = write_corpus_card(corpus.path, Path(results["config"]["out"]) / "corpus_card.html")
+            console.print(f"corpus card (publishable report, HTML): {card}")
     console.print(f"results: {Path(results['config']['out']) / 'results.json'}; wall time {results['wall_seconds']:.0f} s")
 
 

@@ -3,22 +3,45 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import typer
 
 from dpsynrag.commands.common import console, fail, print_privacy, warn_content
-from dpsynrag.errors import DpsynragError
+from dpsynrag.errors import ConfigError, DpsynragError
 
 
 def report_command(
     corpus_dir: Path = typer.Argument(..., help="A corpus folder made by `dpsynrag build`."),
     as_json: bool = typer.Option(False, "--json", help="Print the privacy report as JSON."),
+    html: Optional[Path] = typer.Option(
+        None, "--html", help="Write the corpus card, one self-contained HTML page (no script, no network), to "
+        "this file: the publishable variant (DP output and public settings) unless --owner."),
+    owner: bool = typer.Option(False, "--owner", help="With --html: the owner variant (adds the owner record and "
+                               "the leakage checks; not DP, never published; refused inside the corpus folder)."),
+    eval_dir: Optional[Path] = typer.Option(
+        None, "--eval", help="With --html: an evaluation folder (`dpsynrag eval --out`) whose accuracy table and "
+        "plots are added (owner variant; the publishable one only with --publish-eval)."),
+    publish_eval: bool = typer.Option(False, "--publish-eval", help="With --html and --eval: release the "
+                                      "evaluation, measured on private data, in the publishable variant."),
+    samples: int = typer.Option(8, "--samples", min=0, help="With --html: synthetic texts shown."),
 ) -> None:
-    """Print a corpus's privacy report."""
+    """Print a corpus's privacy report, or write its corpus card as HTML (--html)."""
     from dpsynrag.corpus import SyntheticCorpus
 
+    if html is None and (owner or eval_dir is not None or publish_eval):
+        fail(ConfigError("--owner, --eval and --publish-eval go with --html FILE."))
+        return
     try:
         corpus = SyntheticCorpus.load(corpus_dir)
+        if html is not None:
+            from dpsynrag.corpus.card import write_corpus_card
+
+            path = write_corpus_card(corpus_dir, html, variant="owner" if owner else "publishable",
+                                     eval_dir=eval_dir, publish_eval=publish_eval, samples=samples)
+            console.print(f"{'owner' if owner else 'publishable'} corpus card written to {path}"
+                          + (" (OWNER ONLY: do not publish)" if owner else ""))
+            return
     except DpsynragError as exc:
         fail(exc)
         return

@@ -79,8 +79,10 @@ def create_app(service: CorpusService, *, api_keys: Optional[list[str]] = None, 
     from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.openapi.docs import get_swagger_ui_html
-    from fastapi.responses import JSONResponse
+    from fastapi.responses import HTMLResponse, JSONResponse
     from fastapi.staticfiles import StaticFiles
+
+    from dpsynrag.corpus.card import CARD_CSP
     from swagger_ui_bundle import swagger_ui_path
 
     from dpsynrag import __version__
@@ -174,6 +176,15 @@ def create_app(service: CorpusService, *, api_keys: Optional[list[str]] = None, 
         detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in exc.errors()]
         return JSONResponse({"detail": detail}, status_code=422)
 
+    @app.get("/", include_in_schema=False)
+    def page():
+        """The page to try a corpus in a browser (:mod:`dpsynrag.serve.page`); it calls the /v1 routes."""
+        from fastapi.responses import HTMLResponse
+
+        from dpsynrag.serve.page import PAGE, PAGE_CSP
+
+        return HTMLResponse(PAGE, headers={"Content-Security-Policy": PAGE_CSP, "X-Content-Type-Options": "nosniff"})
+
     @app.get("/healthz")
     async def healthz() -> dict:
         """Liveness: the corpora served and the questions waiting for a batch (``queued``)."""
@@ -188,6 +199,14 @@ def create_app(service: CorpusService, *, api_keys: Optional[list[str]] = None, 
     @v1.get("/corpora/{name}/report")
     def report(name: str) -> dict:
         return retriever(name).corpus.privacy_report.to_dict()
+
+    @v1.get("/corpora/{name}/card", response_class=HTMLResponse)
+    def card(name: str):
+        """The corpus's publishable corpus card (:mod:`dpsynrag.corpus.card`): DP output and public settings."""
+        from dpsynrag.corpus.card import corpus_card_html
+
+        return HTMLResponse(corpus_card_html(retriever(name).corpus.path, variant="publishable"),
+                            headers={"Content-Security-Policy": CARD_CSP, "X-Content-Type-Options": "nosniff"})
 
     @v1.post("/retrieve", response_model=RetrieveResponse,
              responses={503: {"description": "The queue is full (see Retry-After)."},
