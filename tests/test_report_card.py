@@ -136,6 +136,27 @@ def test_evaluation_only_by_choice_in_the_publishable_card(corpus_dir, tmp_path)
     assert corpus_card_html(corpus_dir, variant="owner", eval_dir=folder).count("data:image/png;base64,") == 2
 
 
+def test_owner_card_shows_the_ledger_units_by_lifetime_epsilon(corpus_dir, tmp_path):
+    from dpsynrag.privacy.ledger import PrivacyLedger
+
+    led = PrivacyLedger(tmp_path / "ledger")
+    dataset = led.register(TEXTS)
+    led.record(dataset, kind="build", method="dp-synrag", label="first", rho=0.5, delta_terms=0.0, delta=1e-3)
+    led.record(dataset, kind="build", method="dp-synrag", label="second", rho=0.25, delta_terms=0.0, delta=1e-3)
+    groups = led.unit_spend(dataset)
+    assert [(g["units"], g["releases"]) for g in groups] == [(len(TEXTS), 2)] and groups[0]["rho"] == pytest.approx(0.75)
+    page = corpus_card_html(corpus_dir, variant="owner", ledger=tmp_path / "ledger")
+    assert "2 release(s) recorded" in page and f"<td class=\"n\">{len(TEXTS)}</td>" in page
+    assert f"<td class=\"n\">{groups[0]['epsilon']:.5g}</td>" in page
+    with pytest.raises(ConfigError, match="owner variant only"):
+        corpus_card_html(corpus_dir, ledger=tmp_path / "ledger")
+    with pytest.raises(ConfigError, match="no dataset"):
+        corpus_card_html(corpus_dir, variant="owner", ledger=tmp_path / "ledger", dataset="f" * 64)
+    with pytest.raises(ConfigError, match="no privacy ledger"):
+        corpus_card_html(corpus_dir, variant="owner", ledger=tmp_path / "elsewhere")
+    assert not (tmp_path / "elsewhere").exists()
+
+
 def test_report_html_command(corpus_dir, tmp_path):
     out = tmp_path / "card.html"
     r = runner.invoke(cli_app, ["report", str(corpus_dir), "--html", str(out)])
@@ -145,6 +166,8 @@ def test_report_html_command(corpus_dir, tmp_path):
     assert r.exit_code == 2 and "must not be written into the corpus folder" in r.output
     r = runner.invoke(cli_app, ["report", str(corpus_dir), "--owner"])
     assert r.exit_code == 2 and "go with --html" in r.output
+    r = runner.invoke(cli_app, ["report", str(corpus_dir), "--html", str(out), "--ledger", str(tmp_path / "nope")])
+    assert r.exit_code == 2 and "owner variant only" in r.output
 
 
 def test_service_serves_the_page_and_the_publishable_card(corpus_dir, tiny_lm):

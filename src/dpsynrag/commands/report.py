@@ -25,12 +25,19 @@ def report_command(
     publish_eval: bool = typer.Option(False, "--publish-eval", help="With --html and --eval: release the "
                                       "evaluation, measured on private data, in the publishable variant."),
     samples: int = typer.Option(8, "--samples", min=0, help="With --html: synthetic texts shown."),
+    ledger: Optional[Path] = typer.Option(None, "--ledger", help="With --html --owner: a privacy ledger folder; the "
+                                          "card adds the dataset's releases and its units by lifetime epsilon."),
+    dataset: Optional[str] = typer.Option(None, "--dataset", help="With --ledger: the corpus's dataset (`dpsynrag "
+                                          "ledger show` lists them; default: the ledger's only one)."),
 ) -> None:
     """Print a corpus's privacy report, or write its corpus card as HTML (--html)."""
     from dpsynrag.corpus import SyntheticCorpus
 
-    if html is None and (owner or eval_dir is not None or publish_eval):
-        fail(ConfigError("--owner, --eval and --publish-eval go with --html FILE."))
+    if html is None and (owner or eval_dir is not None or publish_eval or ledger is not None):
+        fail(ConfigError("--owner, --eval, --publish-eval and --ledger go with --html FILE."))
+        return
+    if dataset is not None and ledger is None:
+        fail(ConfigError("--dataset goes with --ledger."))
         return
     try:
         corpus = SyntheticCorpus.load(corpus_dir)
@@ -38,7 +45,8 @@ def report_command(
             from dpsynrag.corpus.card import write_corpus_card
 
             path = write_corpus_card(corpus_dir, html, variant="owner" if owner else "publishable",
-                                     eval_dir=eval_dir, publish_eval=publish_eval, samples=samples)
+                                     eval_dir=eval_dir, publish_eval=publish_eval, samples=samples,
+                                     ledger=ledger, dataset=dataset)
             console.print(f"{'owner' if owner else 'publishable'} corpus card written to {path}"
                           + (" (OWNER ONLY: do not publish)" if owner else ""))
             return

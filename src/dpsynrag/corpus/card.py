@@ -86,8 +86,9 @@ def mechanism_rows(report: dict) -> list[dict[str, Any]]:
     return rows
 
 
-def _bar_chart(rows: list[dict[str, Any]], total: float) -> str:
-    """An inline SVG bar chart of each mechanism's share of ρ."""
+def _bar_chart(rows: list[dict[str, Any]], total: float, *,
+               label: str = "share of the privacy budget (rho) by mechanism") -> str:
+    """An inline SVG bar chart of each row's share of ``total`` (its ``rho``: a mechanism's ρ, or a count)."""
     height, width, label_w = 26 * len(rows) + 10, 640, 300
     bars = []
     for i, r in enumerate(rows):
@@ -98,7 +99,7 @@ def _bar_chart(rows: list[dict[str, Any]], total: float) -> str:
                     f'fill="#3f6fb5"><title>{_e(r["name"])}: {100 * share:.1f}%</title></rect>'
                     f'<text x="{label_w + share * (width - label_w - 60) + 4:.1f}" y="{y + 14}" font-size="12">'
                     f'{100 * share:.1f}%</text>')
-    return (f'<svg role="img" aria-label="share of the privacy budget (rho) by mechanism" '
+    return (f'<svg role="img" aria-label="{_e(label)}" '
             f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
             f'xmlns="http://www.w3.org/2000/svg">{"".join(bars)}</svg>')
 
@@ -136,15 +137,46 @@ def _eval_section(eval_dir: Path, *, owner: bool) -> str:
              "differential-privacy guarantee."
              + ("" if owner else " The owner chose to release them with this page.") + "</p>",
              _table(["method", "ε", "accuracy", "context recall", "questions"], rows, numeric={1, 2, 3, 4})]
-    plots = ["accuracy_by_method.png", "accuracy_by_bucket.png", "multiquery.png"]
+    plots = ["accuracy_by_method.png", "accuracy_by_bucket.png", "multi_query.png"]
     if owner:
         plots.append("leakage.png")
     parts += [_png(eval_dir / p) for p in plots if (eval_dir / p).is_file()]
     return "\n".join(parts)
 
 
+def _ledger_section(ledger, dataset: str | None) -> str:
+    from dpsynrag.privacy.ledger import PrivacyLedger
+
+    if not isinstance(ledger, PrivacyLedger) and not (Path(ledger) / "ledger.sqlite").is_file():
+        raise ConfigError(f"no privacy ledger in {ledger} (its ledger.sqlite is missing).")
+    led = ledger if isinstance(ledger, PrivacyLedger) else PrivacyLedger(ledger)
+    known = led.datasets()
+    if dataset is None:
+        if len(known) != 1:
+            raise ConfigError(f"the ledger holds {len(known)} datasets: name this corpus's with --dataset "
+                              "(`dpsynrag ledger show` lists them).")
+        dataset = known[0]
+    elif dataset not in known:
+        raise ConfigError(f"the ledger has no dataset {dataset!r} (`dpsynrag ledger show` lists them).")
+    totals, groups = led.totals(dataset), led.unit_spend(dataset)
+    parts = ["<h2>Lifetime spend in the privacy ledger (owner only, not DP)</h2>",
+             f"<p>Dataset <code>{_e(dataset)}</code>: {_e(totals['releases'])} release(s) recorded; "
+             f"their composed spend ε = {_num(totals['epsilon'], 5)} at δ = {_num(totals['delta'], 3)}.</p>"]
+    if groups:
+        rows = [{"name": f"ε = {g['epsilon']:.4g} ({g['releases']} release(s))", "rho": float(g["units"])}
+                for g in groups]
+        parts += [_table(["lifetime ε (Bun–Steinke)", "ε (CKS)", "ρ", "releases", "units"],
+                         [[_num(g["epsilon"], 5), _num(g["epsilon_tight"], 5), _num(g["rho"], 5), _e(g["releases"]),
+                           _e(g["units"])] for g in groups], numeric={0, 1, 2, 3, 4}),
+                  _bar_chart(rows, sum(r["rho"] for r in rows), label="units by lifetime ε")]
+    else:
+        parts.append("<p>No unit of this dataset is registered in the ledger (a schema-1 release).</p>")
+    return "\n".join(parts)
+
+
 def corpus_card_html(corpus_dir: str | os.PathLike, *, variant: Variant = "publishable",
-                     eval_dir: str | os.PathLike | None = None, publish_eval: bool = False, samples: int = 8) -> str:
+                     eval_dir: str | os.PathLike | None = None, publish_eval: bool = False, samples: int = 8,
+                     ledger=None, dataset: str | None = None) -> str:
     """The corpus card of ``corpus_dir`` as one HTML document (str).
 
     Args:
@@ -155,10 +187,14 @@ def corpus_card_html(corpus_dir: str | os.PathLike, *, variant: Variant = "publi
         publish_eval: release the evaluation in the publishable variant (a choice of the owner: its numbers
             are measured on private data).
         samples: how many kept synthetic texts to show (>= 0).
+        ledger: a :class:`~dpsynrag.privacy.ledger.PrivacyLedger` or its folder (owner variant only): the
+            dataset's releases and how many units have spent each lifetime ε (a table and a chart).
+        dataset: the corpus's dataset in ``ledger`` (None: the ledger's only one).
 
     Raises:
-        ConfigError: a bad variant or ``samples``, or ``eval_dir`` with the publishable variant without
-            ``publish_eval``. DataError: the corpus folder or evaluation folder cannot be read.
+        ConfigError: a bad variant or ``samples``, ``eval_dir`` with the publishable variant without
+            ``publish_eval``, ``ledger`` with the publishable variant, or no such dataset. DataError: the
+            corpus folder or evaluation folder cannot be read.
     """
     from dpsynrag.corpus import SyntheticCorpus
     from dpsynrag.corpus.format import owner_audit_path
@@ -171,6 +207,9 @@ def corpus_card_html(corpus_dir: str | os.PathLike, *, variant: Variant = "publi
     if eval_dir is not None and not owner and not publish_eval:
         raise ConfigError("an evaluation is measured on the private data: add it to the publishable report only "
                           "by choice (--publish-eval), or make the owner variant (--owner).")
+    if ledger is not None and not owner:
+        raise ConfigError("how many units a dataset has is not DP output: the ledger goes in the owner variant "
+                          "only (--owner).")
     corpus = SyntheticCorpus.load(corpus_dir)
     m, rep = corpus.manifest, corpus.privacy_report.to_dict()
     name = Path(corpus_dir).resolve().name
@@ -258,6 +297,8 @@ def corpus_card_html(corpus_dir: str | os.PathLike, *, variant: Variant = "publi
             out += [f"<p>{_e(rec.get('note', ''))}</p>", _table(["", "value"], rows)]
         else:
             out.append(f"<p>No owner record at {_e(record_path)}.</p>")
+    if ledger is not None:
+        out.append(_ledger_section(ledger, dataset))
     if eval_dir is not None:
         out.append(_eval_section(Path(eval_dir), owner=owner))
     out.append("</body></html>")

@@ -303,6 +303,17 @@ class PrivacyLedger(LedgerLookups):
         with self._transaction() as db:
             return self._unit_totals(db, dataset)
 
+    def unit_spend(self, dataset: str) -> list[dict[str, Any]]:
+        """How many units of ``dataset`` have spent each lifetime amount, the most spent first:
+        ``[{"epsilon", "epsilon_tight", "rho", "releases", "units"}]`` (ε: Bun–Steinke and CKS at each group's
+        summed δ; every release that read a unit counts, under any collection). Owner-only: how many units a
+        dataset has is not DP output. Empty when the collection's units were never registered."""
+        with self._transaction() as db:
+            groups = self._unit_groups(db, dataset)
+        return [{"epsilon": lifetime_epsilon(rho, min(1.0, terms), delta),
+                 "epsilon_tight": lifetime_epsilon(rho, min(1.0, terms), delta, conversion="cks"),
+                 "rho": rho, "releases": rel, "units": n} for rho, terms, delta, rel, _, _, _, n in groups]
+
     @staticmethod
     def _unit_groups(db: sqlite3.Connection, dataset: str | None) -> list[tuple]:
         """``(rho, delta_terms, delta, releases, budget_epsilon, budget_delta, budget_conversion, count)``
