@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from dpsynrag.cli import app as cli_app
 from dpsynrag.corpus import CorpusWriter, SyntheticCorpus
 from dpsynrag.corpus.card import corpus_card_html, mechanism_rows, write_corpus_card
-from dpsynrag.errors import ConfigError
+from dpsynrag.errors import ConfigError, DataError
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.events import (ComposedEvent, ExponentialMechanismEvent, GaussianEvent,
                                      OverlappingParallelEvent)
@@ -132,8 +132,33 @@ def test_evaluation_only_by_choice_in_the_publishable_card(corpus_dir, tmp_path)
         corpus_card_html(corpus_dir, eval_dir=folder)
     pub = corpus_card_html(corpus_dir, eval_dir=folder, publish_eval=True)
     assert "27.1%" in pub and "not</strong> covered" in pub and "The owner chose to release them" in pub
-    assert pub.count("data:image/png;base64,") == 1  # the leakage plot stays in the owner variant
+    # the plots' titles and buckets state the collection's size: owner variant only
+    assert "data:image/png" not in pub and "plots are in the owner variant only" in pub
     assert corpus_card_html(corpus_dir, variant="owner", eval_dir=folder).count("data:image/png;base64,") == 2
+    with pytest.raises(DataError, match="does not exist"):
+        corpus_card_html(corpus_dir, variant="owner", eval_dir=tmp_path / "nope")
+    (folder / "results.json").write_text("[1, 2]")
+    with pytest.raises(DataError, match="not a JSON object"):
+        corpus_card_html(corpus_dir, variant="owner", eval_dir=folder)
+
+
+def test_the_card_never_replaces_a_corpus_file_and_the_owner_card_is_owner_only(corpus_dir, tmp_path, monkeypatch):
+    for target in (corpus_dir / "manifest.json", tmp_path / "notes.owner.json", tmp_path / "card"):
+        with pytest.raises(ConfigError, match="ending in .html"):
+            write_corpus_card(corpus_dir, target)
+    assert json.loads((tmp_path / "notes.owner.json").read_text()) == OWNER
+    (tmp_path / "folder.html").mkdir()
+    with pytest.raises(ConfigError, match="is a folder"):
+        write_corpus_card(corpus_dir, tmp_path / "folder.html")
+    path = write_corpus_card(corpus_dir, tmp_path / "owner.html", variant="owner")
+    assert path.stat().st_mode & 0o077 == 0
+    monkeypatch.chdir(corpus_dir)  # "." finds the owner record beside the folder itself
+    assert "987654" in corpus_card_html(".", variant="owner")
+    (tmp_path / "notes.owner.json").write_text("{bad json")
+    with pytest.raises(DataError, match="owner record"):
+        corpus_card_html(corpus_dir, variant="owner")
+    (tmp_path / "notes.owner.json").write_text(json.dumps({**OWNER, "corpus": "other"}))
+    assert "names the corpus other, not notes" in corpus_card_html(corpus_dir, variant="owner")
 
 
 def test_owner_card_shows_the_ledger_units_by_lifetime_epsilon(corpus_dir, tmp_path):
@@ -168,6 +193,10 @@ def test_report_html_command(corpus_dir, tmp_path):
     assert r.exit_code == 2 and "go with --html" in r.output
     r = runner.invoke(cli_app, ["report", str(corpus_dir), "--html", str(out), "--ledger", str(tmp_path / "nope")])
     assert r.exit_code == 2 and "owner variant only" in r.output
+    r = runner.invoke(cli_app, ["report", str(corpus_dir), "--html", str(out), "--publish-eval"])
+    assert r.exit_code == 2 and "goes with --eval" in r.output
+    r = runner.invoke(cli_app, ["report", str(corpus_dir), "--samples", "3"])
+    assert r.exit_code == 2 and "go with --html" in r.output
 
 
 def test_service_serves_the_page_and_the_publishable_card(corpus_dir, tiny_lm):
@@ -257,3 +286,19 @@ def test_service_page_answers_a_question_in_the_browser(browser, corpus_dir, tin
         assert first.startswith("score 1.000") and first.endswith("skin rash with fever")  # the exact text ranks first
         assert outside == []
         _keep(page, tmp_path, "service_page.png")
+
+
+def test_service_page_retrieves_only_on_a_retrieval_only_service(browser, corpus_dir, tmp_path):
+    from dpsynrag.serve import CorpusService, create_app
+
+    service = CorpusService.load([corpus_dir], embedder=HashEmbedder(), retrieval_only=True)
+    with LoopbackServer(create_app(service)) as url:
+        page = browser.new_page()
+        page.goto(url + "/")
+        page.wait_for_selector("#guarantee-values")
+        assert page.inner_text("#submit") == "Retrieve" and "retrieves only" in page.inner_text("#mode")
+        page.fill("#question", "blood test of the heart and lung")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#contexts li")
+        assert page.inner_text("#contexts li:first-child").endswith("blood test of the heart and lung")
+        assert page.inner_text("#answer") == "(retrieval only: no answer is generated)" and page.inner_text("#error") == ""

@@ -24,7 +24,8 @@ def report_command(
         "plots are added (owner variant; the publishable one only with --publish-eval)."),
     publish_eval: bool = typer.Option(False, "--publish-eval", help="With --html and --eval: release the "
                                       "evaluation, measured on private data, in the publishable variant."),
-    samples: int = typer.Option(8, "--samples", min=0, help="With --html: synthetic texts shown."),
+    samples: Optional[int] = typer.Option(None, "--samples", min=0, max=100_000,
+                                          help="With --html: synthetic texts shown (default 8)."),
     ledger: Optional[Path] = typer.Option(None, "--ledger", help="With --html --owner: a privacy ledger folder; the "
                                           "card adds the dataset's releases and its units by lifetime epsilon."),
     dataset: Optional[str] = typer.Option(None, "--dataset", help="With --ledger: the corpus's dataset (`dpsynrag "
@@ -33,8 +34,11 @@ def report_command(
     """Print a corpus's privacy report, or write its corpus card as HTML (--html)."""
     from dpsynrag.corpus import SyntheticCorpus
 
-    if html is None and (owner or eval_dir is not None or publish_eval or ledger is not None):
-        fail(ConfigError("--owner, --eval, --publish-eval and --ledger go with --html FILE."))
+    if html is None and (owner or eval_dir is not None or publish_eval or ledger is not None or samples is not None):
+        fail(ConfigError("--owner, --eval, --publish-eval, --ledger and --samples go with --html FILE."))
+        return
+    if publish_eval and eval_dir is None:
+        fail(ConfigError("--publish-eval goes with --eval DIR (the evaluation to release)."))
         return
     if dataset is not None and ledger is None:
         fail(ConfigError("--dataset goes with --ledger."))
@@ -45,7 +49,8 @@ def report_command(
             from dpsynrag.corpus.card import write_corpus_card
 
             path = write_corpus_card(corpus_dir, html, variant="owner" if owner else "publishable",
-                                     eval_dir=eval_dir, publish_eval=publish_eval, samples=samples,
+                                     eval_dir=eval_dir, publish_eval=publish_eval,
+                                     samples=8 if samples is None else samples,
                                      ledger=ledger, dataset=dataset)
             console.print(f"{'owner' if owner else 'publishable'} corpus card written to {path}"
                           + (" (OWNER ONLY: do not publish)" if owner else ""))

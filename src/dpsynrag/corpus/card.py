@@ -111,16 +111,34 @@ def _table(header: list[str], rows: list[list[str]], numeric: set[int] = frozens
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _read_object(path: Path, what: str) -> dict:
+    """A JSON object from ``path``. Raises DataError when it is not one."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{what} {path} cannot be read as JSON ({type(exc).__name__}: {exc}).") from None
+    if not isinstance(value, dict):
+        raise DataError(f"{what} {path} is not a JSON object.")
+    return value
+
+
+def _value(v: Any) -> str:
+    """A record value as text: JSON for lists and dicts (not Python reprs)."""
+    return _e(json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v)
+
+
 def _png(path: Path) -> str:
     data = base64.b64encode(path.read_bytes()).decode("ascii")
     return f'<img alt="{_e(path.stem.replace("_", " "))}" src="data:image/png;base64,{data}">'
 
 
 def _eval_section(eval_dir: Path, *, owner: bool) -> str:
+    if not eval_dir.is_dir():
+        raise DataError(f"the evaluation folder {eval_dir} does not exist or is not a folder.")
     results = eval_dir / "results.json"
     if not results.is_file():
         raise DataError(f"{eval_dir} holds no results.json: give the folder `dpsynrag eval --out` wrote.")
-    r = json.loads(results.read_text(encoding="utf-8"))
+    r = _read_object(results, "the evaluation's")
     rows = []
     for m in r.get("methods", []):
         eps = m.get("epsilon")
@@ -137,10 +155,12 @@ def _eval_section(eval_dir: Path, *, owner: bool) -> str:
              "differential-privacy guarantee."
              + ("" if owner else " The owner chose to release them with this page.") + "</p>",
              _table(["method", "ε", "accuracy", "context recall", "questions"], rows, numeric={1, 2, 3, 4})]
-    plots = ["accuracy_by_method.png", "accuracy_by_bucket.png", "multi_query.png"]
-    if owner:
-        plots.append("leakage.png")
-    parts += [_png(eval_dir / p) for p in plots if (eval_dir / p).is_file()]
+    if owner:  # the plots' titles and support buckets state the collection's size: owner variant only
+        plots = ["accuracy_by_method.png", "accuracy_by_bucket.png", "multi_query.png", "leakage.png"]
+        parts += [_png(eval_dir / p) for p in plots if (eval_dir / p).is_file()]
+    else:
+        parts.append("<p>The evaluation's plots are in the owner variant only: their titles and support buckets "
+                     "state how many documents the private collection has.</p>")
     return "\n".join(parts)
 
 
@@ -278,16 +298,19 @@ def corpus_card_html(corpus_dir: str | os.PathLike, *, variant: Variant = "publi
         for r in kept[:samples]) + "</ol>")
     # -- owner-only and evaluation ------------------------------------------------------------------------
     if owner:
-        record_path = owner_audit_path(corpus_dir)
+        record_path = owner_audit_path(Path(corpus_dir).resolve())  # beside the folder itself ("." or a link)
         out.append("<h2>Owner record (not DP)</h2>")
         if record_path.is_file():
-            rec = json.loads(record_path.read_text(encoding="utf-8"))
+            rec = _read_object(record_path, "the owner record")
+            if rec.get("corpus") not in (None, name):
+                out.append(f'<p class="warn">This owner record names the corpus {_e(rec.get("corpus"))}, not '
+                           f"{_e(name)}: it may belong to another build.</p>")
             fp = rec.get("input_fingerprint") or {}
             rows = [["input documents", _e(fp.get("documents", "–"))], ["input SHA-256", f"<code>{_e(fp.get('sha256', '–'))}</code>"],
-                    ["documents cut to the token limit", _e(rec.get("truncation", "–"))],
+                    ["documents cut to the token limit", _value(rec.get("truncation", "–"))],
                     ["resumes", _e(rec.get("resumes", "–"))]]
             for k, v in (rec.get("redaction_counts") or {}).items():
-                rows.append([f"redaction: {_e(k)}", _e(v)])
+                rows.append([f"redaction: {_e(k)}", _value(v)])
             for k, v in (rec.get("timings") or {}).items():
                 rows.append([f"time: {_e(k)} (s)", _num(v, 6)])
             fps = rec.get("fingerprints") or {}
@@ -306,17 +329,33 @@ def corpus_card_html(corpus_dir: str | os.PathLike, *, variant: Variant = "publi
 
 
 def write_corpus_card(corpus_dir: str | os.PathLike, path: str | os.PathLike, **kwargs) -> Path:
-    """Write :func:`corpus_card_html` to ``path`` (its folder created); returns the path.
+    """Write :func:`corpus_card_html` to ``path`` (its folder created); returns the path. The owner variant
+    is written readable by its owner only (mode 600), as the owner record.
 
     Raises:
-        ConfigError: the owner variant asked inside the corpus folder (which is what gets published), or
-            any error of :func:`corpus_card_html`.
+        ConfigError: ``path`` does not end in ``.html`` / ``.htm`` (a card never replaces a corpus file or an
+            owner record) or is a folder, or the owner variant is asked inside the corpus folder (which is what
+            gets published), or any error of :func:`corpus_card_html`. DataError: the file cannot be written.
     """
-    target = Path(path).resolve()
+    given = Path(path)
+    if given.suffix.lower() not in (".html", ".htm"):
+        raise ConfigError(f"the corpus card is an HTML file: give a path ending in .html (found {str(path)!r}).")
+    target = given.resolve()
+    if target.is_dir():
+        raise ConfigError(f"{path} is a folder: give the card's file name (e.g. {given / 'card.html'}).")
     if kwargs.get("variant") == "owner" and Path(corpus_dir).resolve() in (target, *target.parents):
         raise ConfigError(f"the owner report must not be written into the corpus folder {corpus_dir} (it is "
                           "published with it): choose a path outside it.")
-    text = corpus_card_html(corpus_dir, **kwargs)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
+    text = corpus_card_html(corpus_dir, **kwargs).encode("utf-8")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if kwargs.get("variant") == "owner":
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.fchmod(fd, 0o600)  # also when the file existed with wider permissions
+            with os.fdopen(fd, "wb") as f:
+                f.write(text)
+        else:
+            target.write_bytes(text)
+    except OSError as exc:
+        raise DataError(f"the corpus card cannot be written to {path}: {exc.strerror or exc}.") from None
     return target

@@ -1,8 +1,10 @@
 """The service's page at ``/``: ask a question of a served corpus and see the answer, the retrieved synthetic
-texts with their scores and the corpus's guarantee, with a link to its publishable corpus card.
+texts with their scores and the corpus's guarantee, with a link to its publishable corpus card. A service
+started with ``--retrieval-only`` gets the retrieved texts (``POST /v1/retrieve``) and no answer.
 
 One HTML document with inline CSS and script and no external asset. It calls the same routes as any client
-(``GET /v1/corpora``, ``GET /v1/corpora/{name}/report``, ``POST /v1/query``, ``GET /v1/corpora/{name}/card``),
+(``GET /v1/corpora``, ``GET /v1/corpora/{name}/report``, ``POST /v1/query`` or ``/v1/retrieve``,
+``GET /v1/corpora/{name}/card``),
 sending the API key typed into the page when the service asks for one. Everything the service returns is
 written with ``textContent``, never parsed as HTML.
 """
@@ -37,6 +39,7 @@ button{margin-top:.7rem;font:inherit;padding:.45rem 1.2rem;cursor:pointer}
 <label for="key">API key (only if the service asks for one)</label>
 <input id="key" name="key" type="password" autocomplete="off">
 <button id="submit" type="submit">Answer</button>
+<p id="mode"></p>
 </form>
 <p id="error" role="alert"></p>
 <h2>Answer</h2><div id="answer" aria-live="polite"></div>
@@ -44,6 +47,8 @@ button{margin-top:.7rem;font:inherit;padding:.45rem 1.2rem;cursor:pointer}
 <script>
 "use strict";
 const $ = (id) => document.getElementById(id);
+const served = {};  // name -> the listing's facts (answer_model null: the service retrieves only)
+const answers = () => { const c = served[$("corpus").value]; return !c || c.answer_model !== null; };
 function headers(json) {
   const h = {};
   if (json) h["Content-Type"] = "application/json";
@@ -65,6 +70,9 @@ function fmt(x, digits) { return (typeof x === "number") ? Number(x.toPrecision(
 async function loadGuarantee() {
   const name = $("corpus").value;
   if (!name) return;
+  $("submit").textContent = answers() ? "Answer" : "Retrieve";
+  $("mode").textContent = answers() ? "" : "This service retrieves only (--retrieval-only): it shows the synthetic "
+                                          + "texts closest to the question and generates no answer.";
   try {
     const rep = await (await call("/v1/corpora/" + encodeURIComponent(name) + "/report")).json();
     const g = $("guarantee");
@@ -83,6 +91,7 @@ async function loadCorpora() {
     const sel = $("corpus");
     sel.textContent = "";
     for (const c of d.corpora) {
+      served[c.name] = c;
       const o = document.createElement("option");
       o.value = c.name; o.textContent = c.name;
       sel.append(o);
@@ -108,9 +117,9 @@ $("ask").addEventListener("submit", async (ev) => {
   try {
     const body = {question: $("question").value};
     if ($("corpus").value) body.corpus = $("corpus").value;
-    const d = await (await call("/v1/query", body)).json();
-    $("answer").textContent = d.answer;
-    for (const h of d.contexts) {
+    const d = await (await call(answers() ? "/v1/query" : "/v1/retrieve", body)).json();
+    $("answer").textContent = answers() ? d.answer : "(retrieval only: no answer is generated)";
+    for (const h of (answers() ? d.contexts : d.results)) {
       const li = document.createElement("li");
       const s = document.createElement("span");
       s.className = "score"; s.textContent = "score " + h.score.toFixed(3) + " · ";
