@@ -158,3 +158,29 @@ def capture():
     method = register(Capture())
     yield method
     unregister(method.name)
+
+
+def chromium_path() -> str | None:
+    """Debian's ``chromium`` (installed by scripts/setup.sh as root), or None."""
+    import shutil
+
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def browser_available() -> bool:
+    import importlib.util
+
+    return chromium_path() is not None and importlib.util.find_spec("playwright") is not None
+
+
+@pytest.fixture()
+def browser():
+    """Headless Chromium driven by Playwright; the test is skipped, saying so, where either is missing."""
+    chromium = chromium_path()
+    if chromium is None:
+        pytest.skip("no chromium found (scripts/setup.sh installs Debian's as root): browser tests skipped")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed: browser tests skipped")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        yield b
+        b.close()

@@ -12,7 +12,7 @@ from dpsynrag.errors import ConfigError
 pytestmark = pytest.mark.slow
 
 
-def test_demo_small(tmp_path, offline_lm, offline_embedder, monkeypatch):
+def test_demo_small(tmp_path, offline_lm, offline_embedder, monkeypatch, request):
     import dpsynrag.models as models
 
     # reuse the session's loaded models instead of loading them again
@@ -38,6 +38,27 @@ def test_demo_small(tmp_path, offline_lm, offline_embedder, monkeypatch):
     assert "corpus card (publishable report, HTML):" in text and card.is_file()
     page = card.read_text()
     assert 'data-variant="publishable"' in page and f"ε = {synrag['privacy']['epsilon']:.6g}" in page
+    # issue 54's acceptance: the demo corpus's card in headless Chromium, nothing requested outside the file,
+    # the numbers a person sees equal `dpsynrag report --json`'s (where no browser is installed: said, not run)
+    from conftest import browser_available
+
+    if not browser_available():
+        print("no chromium/playwright: the demo card's browser check is not run")
+        return
+    browser = request.getfixturevalue("browser")
+    from dpsynrag.corpus import SyntheticCorpus
+    from dpsynrag.corpus.card import mechanism_rows
+
+    rep = SyntheticCorpus.load(synrag["corpus"]["path"]).privacy_report.to_dict()
+    tab = browser.new_page()
+    requests = []
+    tab.on("request", lambda r: requests.append(r.url))
+    tab.goto(card.as_uri())
+    assert tab.inner_text("#epsilon") == f"ε = {rep['epsilon']:.6g}" and tab.inner_text("#rho") == f"ρ = {rep['rho_total']:.6g}"
+    assert tab.inner_text("#delta") == f"δ = {rep['delta']:.3g}"
+    names = [r.inner_text() for r in tab.query_selector_all("table:first-of-type tbody tr td:first-child")]
+    assert names == [r["name"] for r in mechanism_rows(rep)] and len(names) >= 3
+    assert requests == [card.as_uri()]
 
 
 def test_demo_refuses_bad_values_before_reading_data(tmp_path):

@@ -220,18 +220,6 @@ def test_service_serves_the_page_and_the_publishable_card(corpus_dir, tiny_lm):
 # --------------------------------------------------------------------------------------------------
 
 
-@pytest.fixture()
-def browser():
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("no chromium found (scripts/setup.sh installs Debian's as root): browser tests skipped")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed: browser tests skipped")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
 def _keep(page, tmp_path: Path, name: str) -> None:
     page.screenshot(path=str(tmp_path / name), full_page=True)
     target = os.environ.get("DPSYNRAG_SCREENSHOTS")
