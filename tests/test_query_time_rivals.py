@@ -136,6 +136,29 @@ def test_murag_filter_charges_only_retrieved_documents_and_drops_them_past_the_b
     assert s.report().epsilon <= EPS
 
 
+@pytest.mark.parametrize("session, config", [
+    (MuRAGSession, MuRAGConfig(epsilon=EPS, delta=DELTA, relevance_threshold=0.5, max_retrievals=2, max_new_tokens=2)),
+    (MuRAGAdaSession, MuRAGAdaConfig(epsilon=EPS, delta=DELTA, top_k=3, floor=0.0, max_retrievals=3, max_new_tokens=2)),
+])
+def test_murag_spend_charges_as_answering_does_and_generates_nothing(tiny_lm, emb, monkeypatch, session, config):
+    """The multi-query curve's warm-up: ``spend`` leaves every document's loss where answering the same
+    questions (same seed) leaves it, and draws no token."""
+    qs = ["the patient has fever and cough", "a rash on the skin", "the patient has fever and cough"]
+    answered = session(NOTES, config, lm=tiny_lm, embedder=emb, seed=4)
+    answered.answer(qs)
+    from dpsynrag.models import PrivatePredictionDecoder
+
+    def no_generation(*args, **kwargs):
+        raise AssertionError("spend must not generate")
+
+    monkeypatch.setattr(PrivatePredictionDecoder, "generate", no_generation)
+    spent = session(NOTES, config, lm=tiny_lm, embedder=emb, seed=4)
+    spent.spend(qs)
+    losses = lambda s: [s._filter.loss(i) for i in range(len(NOTES))]
+    assert losses(spent) == pytest.approx(losses(answered)) and max(losses(spent)) > 0
+    assert spent.queries == 3
+
+
 def test_murag_ada_threshold_reaches_top_k_and_charges_the_histogram(tiny_lm, emb):
     cfg = MuRAGAdaConfig(epsilon=1e4, delta=DELTA, top_k=5, floor=0.0, bin_width=0.05, max_retrievals=1,
                          max_new_tokens=1)  # a huge budget: the histogram is almost exact

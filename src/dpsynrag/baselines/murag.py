@@ -44,6 +44,7 @@ from dpsynrag.errors import ConfigError, InfeasibleBudgetError
 from dpsynrag.privacy.accountant import ZCDPAccountant
 from dpsynrag.privacy.events import GaussianEvent
 from dpsynrag.privacy.individual import IndividualRenyiFilter
+from dpsynrag.rag.answer import check_questions
 
 
 class MuRAGConfig(QueryTimeConfig):
@@ -136,13 +137,34 @@ class MuRAGSession(QueryTimeSession):
         """MuRAG's public relevance threshold (MuRAG-Ada overrides it with a released one)."""
         return self.config.relevance_threshold
 
-    def _answer(self, question: str, index: int) -> str:
+    def _retrieve(self, question: str) -> np.ndarray:
+        """The retrieved documents' indices (private), charged to the filter before anything is drawn."""
         scores = self._scores(question)
         theta = self._threshold(scores)
-        cal = self.calibration
         candidates = np.flatnonzero(scores >= theta)
-        retrieved = candidates[self._filter.admits(candidates, cal.rho_generation)]
-        self._filter.charge(retrieved, cal.rho_generation)  # before the first token is drawn
+        retrieved = candidates[self._filter.admits(candidates, self.calibration.rho_generation)]
+        self._filter.charge(retrieved, self.calibration.rho_generation)  # before the first token is drawn
+        return retrieved
+
+    def spend(self, questions) -> None:
+        """Run questions through retrieval and the filter's charges without answering them.
+
+        What the session would charge for them (MuRAG-Ada's threshold histograms drawn and charged too),
+        with no answer generated or released: the filter then stands where it would after answering them.
+        The multi-query curve (``benchmarks/bench_multiquery.py``) measures the last questions of a long
+        session this way. Counts as questions of the session (``queries``).
+
+        Raises:
+            DataError: ``questions`` is one string or holds an empty or non-string question.
+        """
+        for q in check_questions(questions):
+            self._charge.commit()
+            self._retrieve(q)
+            self._queries += 1
+
+    def _answer(self, question: str, index: int) -> str:
+        retrieved = self._retrieve(question)
+        cal = self.calibration
         from dpsynrag.models import PrivatePredictionDecoder
 
         decoder = PrivatePredictionDecoder(
