@@ -67,15 +67,16 @@ from dpsynrag.errors import ConfigError, PrivacyBudgetExceededError
 from dpsynrag.privacy.conversions import CONVERSIONS
 from dpsynrag.privacy.fingerprints import EXACT_TEXT, dataset_fingerprint, legacy_aliases, scan_collection
 from dpsynrag.privacy.legacy import carry_legacy_spend, legacy_rules_held
-from dpsynrag.privacy.persons import count_persons, record_persons
+from dpsynrag.privacy.persons import record_persons
 from dpsynrag.privacy.lifetime import Budget, Release, ledger_totals, lifetime_epsilon
 from dpsynrag.privacy.sources import LedgerLookups, Source, record_source
+from dpsynrag.privacy.unit_spend import RTOL, most_spent_unit, spend_groups, unit_groups
 
 LEDGER_ENV = "DPSYNRAG_LEDGER"
 LEDGER_FILE = "ledger.sqlite"
 KEY_FILE = "ledger.key"
 SCHEMA_VERSION = 2  # 2: per-unit fingerprints and spend (issue 30); 1 is upgraded in place
-_RTOL = 1e-9  # as the accountant: summation order only
+_RTOL = RTOL
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -290,7 +291,7 @@ class PrivacyLedger(LedgerLookups):
         with self._transaction() as db:
             rel = self._releases(db, dataset)
             budget = self._budget(db, dataset)
-            units = self._unit_totals(db, dataset)
+            units = most_spent_unit(db, dataset)
         return {**ledger_totals(rel, budget), "units": units}
 
     def unit_totals(self, dataset: str | None = None) -> dict[str, Any] | None:
@@ -301,7 +302,7 @@ class PrivacyLedger(LedgerLookups):
         ``at_max`` (how many units are at that ε, relative tolerance 1e-9), ``persons`` and ``persons_at_max``
         (how many of those are persons, :mod:`~dpsynrag.privacy.persons`). None when no unit is recorded."""
         with self._transaction() as db:
-            return self._unit_totals(db, dataset)
+            return most_spent_unit(db, dataset)
 
     def unit_spend(self, dataset: str) -> list[dict[str, Any]]:
         """How many units of ``dataset`` have spent each lifetime amount, the most spent first:
@@ -309,44 +310,7 @@ class PrivacyLedger(LedgerLookups):
         summed δ; every release that read a unit counts, under any collection). Owner-only: how many units a
         dataset has is not DP output. Empty when the collection's units were never registered."""
         with self._transaction() as db:
-            groups = self._unit_groups(db, dataset)
-        return [{"epsilon": lifetime_epsilon(rho, min(1.0, terms), delta),
-                 "epsilon_tight": lifetime_epsilon(rho, min(1.0, terms), delta, conversion="cks"),
-                 "rho": rho, "releases": rel, "units": n} for rho, terms, delta, rel, _, _, _, n in groups]
-
-    @staticmethod
-    def _unit_groups(db: sqlite3.Connection, dataset: str | None) -> list[tuple]:
-        """``(rho, delta_terms, delta, releases, budget_epsilon, budget_delta, budget_conversion, count)``
-        groups of the units of ``dataset`` (None: all units), the most spent ρ first."""
-        cols = "u.rho, u.delta_terms, u.delta, u.releases, u.budget_epsilon, u.budget_delta, u.budget_conversion"
-        if dataset is None:
-            return db.execute(f"SELECT {cols}, COUNT(*) FROM units u GROUP BY 1, 2, 3, 4, 5, 6, 7 "
-                              "ORDER BY 1 DESC").fetchall()
-        return db.execute(f"SELECT {cols}, COUNT(*) FROM dataset_units du JOIN units u ON u.unit = du.unit "
-                          "WHERE du.dataset = ? GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1 DESC", (dataset,)).fetchall()
-
-    def _unit_totals(self, db: sqlite3.Connection, dataset: str | None) -> dict[str, Any] | None:
-        groups = self._unit_groups(db, dataset)
-        if not groups:
-            return None
-        spent = [(lifetime_epsilon(rho, min(1.0, terms), delta), rho, terms, delta, rel, n)
-                 for rho, terms, delta, rel, _, _, _, n in groups]
-        top = max(spent, key=lambda g: (g[0], g[1]))
-        eps, rho, terms, delta, rel, _ = top
-        at_max = sum(g[5] for g in spent if (g[0] == eps if math.isinf(eps) else math.isclose(g[0], eps, rel_tol=_RTOL))
-                     and math.isclose(g[1], rho, rel_tol=_RTOL, abs_tol=1e-300))
-        if dataset is None:
-            kinds = {k for (k,) in db.execute("SELECT DISTINCT unit_kind FROM datasets")}
-        else:
-            kinds = {k for (k,) in db.execute("SELECT unit_kind FROM datasets WHERE dataset = ?", (dataset,))}
-        return {
-            "units": sum(g[5] for g in spent),
-            "unit_kind": kinds.pop() if len(kinds) == 1 else "document or unit",
-            "max": {"rho": rho, "delta_terms": min(1.0, terms), "delta": delta, "releases": rel, "epsilon": eps,
-                    "epsilon_tight": lifetime_epsilon(rho, min(1.0, terms), delta, conversion="cks")},
-            "at_max": at_max,
-            **dict(zip(("persons", "persons_at_max"), count_persons(db, dataset, eps, rho, _RTOL))),
-        }
+            return spend_groups(db, dataset)
 
     # -- writing --------------------------------------------------------------------------------------
 
@@ -477,7 +441,7 @@ class PrivacyLedger(LedgerLookups):
             common.append((Budget(self.lifetime_epsilon), "--lifetime-epsilon"))
         if self._registered(db, dataset):
             # one group per distinct spend and budget among the collection's units, the most spent first
-            groups = [(r, t, d, n, b, count) for r, t, d, n, *b, count in self._unit_groups(db, dataset)]
+            groups = [(r, t, d, n, b, count) for r, t, d, n, *b, count in unit_groups(db, dataset)]
             what = "unit(s)"
         else:  # a collection recorded without its units (schema 1): its own releases, as before
             before = ledger_totals(self._releases(db, dataset), None)
