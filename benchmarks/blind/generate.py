@@ -28,8 +28,8 @@ def generate(domain: str, seed: int, n: int, out: Path) -> Path:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--domain", choices=SPLIT["domains"] + SPLIT["held_out_2"])
-    which.add_argument("--split", choices=["tuning", "held_out", "held_out_2"])
+    which.add_argument("--domain", choices=SPLIT["domains"] + SPLIT["held_out_2"] + SPLIT["held_out_3"])
+    which.add_argument("--split", choices=["tuning", "held_out", "held_out_2", "held_out_3"])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seeds", type=int, nargs="+")
     parser.add_argument("--n", type=int, default=400)

@@ -49,7 +49,7 @@ def evaluate(folder: Path, out: Path, methods: str, extra: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=["tuning", "held_out", "held_out_2"], required=True)
+    parser.add_argument("--split", choices=["tuning", "held_out", "held_out_2", "held_out_3"], required=True)
     parser.add_argument("--tag", required=True)
     parser.add_argument("--seeds", type=int, nargs="+", default=SPLIT["seeds"])
     parser.add_argument("--methods", default="non-rag,rag,dp-synrag")
