@@ -88,6 +88,7 @@ FLAGS: Mapping[str, str] = {
     "pii_entities": "--pii-entities",
     "pii_allow": "--pii-allow",
     "pii_model": "--pii-model",
+    "pii_names": "--pii-names-file",
     "temperature": "--tau",
     "self_filter": "--no-self-filter",
     "outlier_removal": "--no-outlier-removal",

@@ -25,7 +25,8 @@ HELP_PANELS: dict[str, str] = {
     **dict.fromkeys(("--out", "--extend", "--epsilon", "--delta", "--method", "--preset", "--expected-documents",
                      "--conversion", "--task", "--filter-prompt", "--no-self-filter", "--model", "--embedder",
                      "--max-document-tokens", "--text-field", "--id-field", "--identifier-field", "--redact-pii",
-                     "--pii-entities", "--pii-allow", "--pii-allow-file", "--pii-model", "--identifier-placeholder"),
+                     "--pii-entities", "--pii-allow", "--pii-allow-file", "--pii-names-file", "--pii-model",
+                     "--identifier-placeholder"),
                    _CORE),
     **dict.fromkeys(("--seed", "--dry-run", "--measure-input", "--json", "--overwrite", "--threads", "--ledger", "--lifetime-epsilon"), _RUN),
 }

@@ -386,7 +386,7 @@ def _pii_seconds(config, text: str, repeats: int) -> float:
     from dpsynrag.data.pii import PIIRedactor
 
     redactor = PIIRedactor(config.identifier_placeholder, entities=config.pii_entities, allow=config.pii_allow,
-                           model=config.pii_model)
+                           model=config.pii_model, names=config.pii_names)
     redactor.find(text)
     return _fastest(lambda: redactor.find(text), repeats)
 

@@ -24,7 +24,8 @@ from dpsynrag.errors import ConfigError, DpsynragError
 
 def redaction_params() -> list[inspect.Parameter]:
     """The redaction options of ``build`` and ``redact``: ``--identifier-field``, ``--redact-pii`` and its
-    ``--pii-entities``, ``--pii-allow``, ``--pii-allow-file``, ``--pii-model``, ``--identifier-placeholder``."""
+    ``--pii-entities``, ``--pii-allow``, ``--pii-allow-file``, ``--pii-names-file``, ``--pii-model``,
+    ``--identifier-placeholder``."""
     from dpsynrag.data.pii import ALL_ENTITIES, PII_ENTITIES
 
     return [
@@ -33,6 +34,7 @@ def redaction_params() -> list[inspect.Parameter]:
         keyword_param("pii_entities", typer.Option(None, "--pii-entities", metavar="A,B", help=f"Entity types --redact-pii replaces, comma-separated, among {', '.join(ALL_ENTITIES)} (default: {', '.join(PII_ENTITIES)}; LOCATION needs --pii-model)."), Optional[str]),
         keyword_param("pii_allow", typer.Option(None, "--pii-allow", metavar="TEXT", help="A public string --redact-pii must keep, found however it is written (your support number, your company's name; repeat for several)."), Optional[list[str]]),
         keyword_param("pii_allow_file", typer.Option(None, "--pii-allow-file", metavar="FILE", help="A UTF-8 file of public strings --redact-pii must keep, one a line."), Optional[Path]),
+        keyword_param("pii_names_file", typer.Option(None, "--pii-names-file", metavar="FILE", help="A UTF-8 file of personal names --redact-pii must always replace, one person a line (your staff directory: 'Priya Shah'): found as written, as the given name alone, 'Priya S.', 'P. Shah', a title and the surname, and the initials. Owner-only: never written to the manifest or the log."), Optional[Path]),
         keyword_param("pii_model", typer.Option(None, "--pii-model", metavar="NAME_OR_PATH", help="A spaCy pipeline (an installed package's name or a local folder; never downloaded) whose named entities --redact-pii adds to the names (PERSON) and uses for places (LOCATION)."), Optional[str]),
         keyword_param("identifier_placeholder", typer.Option(None, "--identifier-placeholder", help="Public text replacing a redacted identifier (default [REDACTED]; needs --identifier-field or --redact-pii)."), Optional[str]),
     ]
@@ -41,12 +43,12 @@ def redaction_params() -> list[inspect.Parameter]:
 def redaction_fields(values: dict[str, Any]) -> dict[str, Any]:
     """The config fields the typed redaction options set (None: not typed): ``redact_identifiers``,
     ``redact_pii``, ``pii_entities``, ``pii_allow`` (``--pii-allow`` then the file's lines), ``pii_model``,
-    ``identifier_placeholder``.
+    ``pii_names`` (``--pii-names-file``'s lines), ``identifier_placeholder``.
 
     Raises:
         ConfigError: ``--identifier-placeholder`` without a pass; a ``--pii-*`` option without
             ``--redact-pii``; an empty ``--pii-allow`` (an unset shell variable: it would allow nothing); an
-            unreadable ``--pii-allow-file``.
+            unreadable ``--pii-allow-file``; an unreadable or empty ``--pii-names-file``.
     """
     identifier_fields = tuple(values["identifier_field"] or ())
     if values["identifier_placeholder"] is not None and not (identifier_fields or values["redact_pii"]):
@@ -61,7 +63,13 @@ def redaction_fields(values: dict[str, Any]) -> dict[str, Any]:
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"--pii-allow-file {values['pii_allow_file']}: cannot read it as UTF-8 text ({exc}).") from exc
         allow += [line.strip() for line in lines if line.strip()]
-    typed = {"--pii-entities": values["pii_entities"], "--pii-allow": allow, "--pii-model": values["pii_model"]}
+    names = ()
+    if values.get("pii_names_file") is not None:
+        from dpsynrag.data.pii_names import read_names
+
+        names = read_names(values["pii_names_file"])
+    typed = {"--pii-entities": values["pii_entities"], "--pii-allow": allow, "--pii-model": values["pii_model"],
+             "--pii-names-file": names}
     for flag, value in typed.items():
         if value and not values["redact_pii"]:
             raise ConfigError(f"{flag} needs --redact-pii.")
@@ -69,7 +77,7 @@ def redaction_fields(values: dict[str, Any]) -> dict[str, Any]:
     return {"redact_identifiers": True if identifier_fields else None,
             "redact_pii": True if values["redact_pii"] else None,
             "pii_entities": None if entities is None else tuple(e for e in entities.split(",") if e.strip()),
-            "pii_allow": tuple(allow) or None, "pii_model": values["pii_model"],
+            "pii_allow": tuple(allow) or None, "pii_model": values["pii_model"], "pii_names": names or None,
             "identifier_placeholder": values["identifier_placeholder"]}
 
 
@@ -210,7 +218,7 @@ def redact_command(
             from dpsynrag.data.pii import PIIRedactor
 
             pii = PIIRedactor(placeholder, entities=fields["pii_entities"], allow=fields["pii_allow"] or (),
-                              model=fields["pii_model"])
+                              model=fields["pii_model"], names=fields["pii_names"] or ())
         identifier_fields = tuple(values["identifier_field"] or ())
         source = input_documents(values, identifier_fields, max_document_chars(tokens))
         documents = RedactedDocuments(source, placeholder, identifiers=bool(identifier_fields), pii=pii)

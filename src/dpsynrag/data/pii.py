@@ -239,6 +239,9 @@ class PIIRedactor:
         placeholder: the public replacement text (``identifier_placeholder``).
         entities: the entity types to find (default :data:`PII_ENTITIES`; :func:`check_entities`).
         allow: public strings that must survive (``--pii-allow``), found however they are written.
+        names: the owner's list of personal names (``--pii-names-file``, a staff directory), each replaced
+            wherever it occurs, as :class:`~dpsynrag.data.pii_names.NameList` finds it (as ``PERSON``, whatever
+            ``entities``); empty: none.
         model: a spaCy pipeline (installed package name or local folder) whose named entities add to the
             names (``PERSON``) and give ``LOCATION``; None: :data:`DEFAULT_PII_MODEL` where it is installed
             (:func:`resolve_model`); :data:`NO_MODEL`: none.
@@ -249,7 +252,7 @@ class PIIRedactor:
     """
 
     def __init__(self, placeholder: str = DEFAULT_PLACEHOLDER, *, entities: Sequence[str] | None = None,
-                 allow: Sequence[str] = (), model: str | None = None):
+                 allow: Sequence[str] = (), model: str | None = None, names: Sequence[str] = ()):
         self.entities = check_entities(entities, model)
         require_presidio()
         if "PERSON" in self.entities:
@@ -258,6 +261,11 @@ class PIIRedactor:
             require_name_lists()
         self.placeholder, self.allow, self.model = placeholder, tuple(a for a in allow if a.strip()), resolve_model(model)
         self._nlp = _model(self.model) if self.model is not None else None
+        self.names = tuple(names)
+        if self.names:
+            from dpsynrag.data.pii_names import NameList
+
+            self._names = NameList(self.names)
 
     def find(self, text: str) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]:
         """``(spans, protected)``: the ``(start, end, entity type)`` spans of ``text`` to replace (a span
@@ -277,6 +285,8 @@ class PIIRedactor:
         if "PERSON" in self.entities:
             found += [(s, e, "PERSON") for s, e in person_spans(text) + transcript_name_spans(text) + cue_name_spans(text)
                       + booking_name_spans(text) + org_name_spans(text, protected) + social_signoff_spans(text)]
+        if self.names:
+            found += [(s, e, "PERSON") for s, e in self._names.spans(text)]
         if "IBAN_CODE" in self.entities:  # a wrong checksum too
             found += [(s, e, "IBAN_CODE") for s, e in iban_spans(text)]
         if "PHONE_NUMBER" in self.entities:  # numbers of unassigned or reserved ranges too; not inside an IBAN
@@ -322,7 +332,7 @@ class PIIRedactor:
 
     def __repr__(self) -> str:
         return (f"PIIRedactor(placeholder={self.placeholder!r}, entities={list(self.entities)!r}, "
-                f"allow={list(self.allow)!r}, model={self.model!r})")
+                f"allow={list(self.allow)!r}, model={self.model!r}, names={len(self.names)})")
 
 
 def pii_spans(text: str) -> list[tuple[int, int]]:
@@ -341,10 +351,12 @@ def _default() -> PIIRedactor:
     return PIIRedactor(model=NO_MODEL)
 
 
-def pii_record(entities: Sequence[str] | None = None, allow: Sequence[str] = (), model: str | None = None) -> dict:
+def pii_record(entities: Sequence[str] | None = None, allow: Sequence[str] = (), model: str | None = None,
+               names: bool = False) -> dict:
     """The manifest's public description of the PII pass (``redaction.pii``): the analyzer and its version,
-    the NLP engine, the entities, the score threshold, the name lists, the model and the allow-list's size
-    (its strings are in the config)."""
+    the NLP engine, the entities, the score threshold, the name lists, the model, the allow-list's size
+    (its strings are in the config) and whether the owner gave a list of personal names (``names``; never the
+    names or their number)."""
     from importlib.metadata import version
 
     chosen = check_entities(entities, model)
@@ -360,6 +372,8 @@ def pii_record(entities: Sequence[str] | None = None, allow: Sequence[str] = (),
         record["model"] = "none (rules only)"
     if allow:
         record["allowed_strings"] = len(allow)
+    if names:
+        record["owner_names"] = "the owner's list of personal names (--pii-names-file; not recorded)"
     return record
 
 

@@ -15,7 +15,7 @@ Privacy: nothing here is released or logged; the counts are owner-only (not DP).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from dpsynrag.data.io import Document
@@ -33,7 +33,8 @@ class RedactionSpec:
         placeholder: the public replacement text (``identifier_placeholder``).
         identifiers: replace each document's own identifier values (``redact_identifiers``).
         pii: run the PII pass (``redact_pii``) with ``entities``, ``allow`` and ``model`` (``pii_entities``,
-            ``pii_allow``, ``pii_model``; see :class:`~dpsynrag.data.pii.PIIRedactor`).
+            ``pii_allow``, ``pii_model``; see :class:`~dpsynrag.data.pii.PIIRedactor`) and ``names``
+            (``pii_names``: the owner's list, not public; sent to the workers like the documents, never logged).
     """
 
     placeholder: str
@@ -42,11 +43,12 @@ class RedactionSpec:
     entities: tuple[str, ...] | None = None
     allow: tuple[str, ...] = ()
     model: str | None = None
+    names: tuple[str, ...] = field(default=(), repr=False)
 
     @classmethod
     def of(cls, config) -> RedactionSpec | None:
         """The redaction of a method config (its ``redact_identifiers``, ``redact_pii``, ``identifier_placeholder``,
-        ``pii_entities``, ``pii_allow`` and ``pii_model``; a config without the first two redacts nothing); None
+        ``pii_entities``, ``pii_allow``, ``pii_model`` and ``pii_names``; a config without the first two redacts nothing); None
         when it redacts nothing."""
         identifiers = bool(getattr(config, "redact_identifiers", False))
         pii = bool(getattr(config, "redact_pii", False))
@@ -54,7 +56,8 @@ class RedactionSpec:
             return None
         entities = getattr(config, "pii_entities", None)
         return cls(config.identifier_placeholder, identifiers, pii, None if entities is None else tuple(entities),
-                   tuple(getattr(config, "pii_allow", ()) or ()), getattr(config, "pii_model", None))
+                   tuple(getattr(config, "pii_allow", ()) or ()), getattr(config, "pii_model", None),
+                   tuple(getattr(config, "pii_names", ()) or ()))
 
     def pii_redactor(self):
         """The PII pass (a :class:`~dpsynrag.data.pii.PIIRedactor`; its analyzer and matchers are built once per
@@ -67,7 +70,7 @@ class RedactionSpec:
             return None
         from dpsynrag.data.pii import PIIRedactor
 
-        return PIIRedactor(self.placeholder, entities=self.entities, allow=self.allow, model=self.model)
+        return PIIRedactor(self.placeholder, entities=self.entities, allow=self.allow, model=self.model, names=self.names)
 
     def redacting(self, documents: Iterable[Document] = (), *, pii=None) -> RedactedDocuments:
         """``documents`` redacted with this redaction (:class:`~dpsynrag.data.redaction.RedactedDocuments`);

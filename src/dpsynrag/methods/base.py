@@ -36,6 +36,7 @@ COMMAND_FLAGS = frozenset((
     "--guesses-out", "--help", "--id-field", "--identifier-field", "--identifier-placeholder", "--input", "--json",
     "--ledger", "--lifetime-epsilon", "--max-document-tokens", "--measure-input", "--method", "--model",
     "--no-self-filter", "--out", "--overwrite", "--pii-allow", "--pii-allow-file", "--pii-entities", "--pii-model",
+    "--pii-names-file",
     "--preset", "--redact-pii", "--seed", "--task", "--text-field", "--threads", "--yes",
 ))
 """The flags (and argument names) that ``build``, ``budget`` and ``audit`` take themselves: no method option may

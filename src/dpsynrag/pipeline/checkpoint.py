@@ -65,6 +65,7 @@ from typing import Any
 
 from dpsynrag import __version__
 from dpsynrag.corpus.format import MANIFEST, input_fingerprint
+from dpsynrag.data.pii_names import names_digest
 from dpsynrag.errors import CheckpointError
 from dpsynrag.pipeline.keywords import KeywordSets
 from dpsynrag.privacy import events as _events
@@ -218,6 +219,8 @@ class BuildCheckpoint:
         """
         identity = {"format": FORMAT, "dpsynrag_version": __version__, "input": input_fingerprint(documents),
                     "config": config.model_dump(mode="json")}
+        if getattr(config, "pii_names", ()):  # excluded from the dump (owner-only): compared by its digest
+            identity["pii_names_sha256"] = names_digest(config.pii_names)
         try:
             st = self.path.lstat()
         except FileNotFoundError:
@@ -261,6 +264,8 @@ class BuildCheckpoint:
             )
         changed = [c for c in _differences(state.get("config") or {}, identity["config"])
                    if c.split(" ", 1)[0] not in FREE_TO_CHANGE]
+        if state.get("pii_names_sha256") != identity.get("pii_names_sha256"):
+            changed.append("pii_names (the --pii-names-file list)")
         if changed:
             raise CheckpointError(
                 "cannot resume (--resume): the configuration changed since the interrupted build: "

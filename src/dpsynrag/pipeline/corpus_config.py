@@ -44,10 +44,14 @@ class CorpusConfig(BaseModel):
             :data:`~dpsynrag.data.pii.PII_ENTITIES`, names and addresses included; ``--pii-entities``);
             ``pii_allow``, public strings that must survive, found however they are written
             (``--pii-allow``, ``--pii-allow-file``); ``pii_model``, a spaCy pipeline (installed package or
-            local folder, never downloaded) whose named entities add to the names (``--pii-model``).
+            local folder, never downloaded) whose named entities add to the names (``--pii-model``);
+            ``pii_names``, the owner's list of personal names (a staff directory, ``--pii-names-file``;
+            :mod:`dpsynrag.data.pii_names`), replaced wherever they occur — owner-only: excluded from every dump
+            of the config (manifest, checkpoint, log); the manifest says a list was given, the owner record
+            holds its count and SHA-256.
         identifier_placeholder: the public text that replaces an identifier (default ``"[REDACTED]"``).
 
-    All are public parameters, recorded in the manifest with the rest of the config.
+    All but ``pii_names`` are public parameters, recorded in the manifest with the rest of the config.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
@@ -67,6 +71,7 @@ class CorpusConfig(BaseModel):
     pii_entities: Optional[tuple[str, ...]] = None
     pii_allow: tuple[str, ...] = ()
     pii_model: Optional[str] = None
+    pii_names: tuple[str, ...] = Field((), exclude=True, repr=False)
     identifier_placeholder: str = Field(DEFAULT_PLACEHOLDER, min_length=1)
 
     @model_validator(mode="after")
@@ -74,7 +79,7 @@ class CorpusConfig(BaseModel):
         from dpsynrag.data.pii import check_entities
         from dpsynrag.errors import ConfigError
 
-        for name in ("pii_entities", "pii_allow", "pii_model"):
+        for name in ("pii_entities", "pii_allow", "pii_model", "pii_names"):
             if getattr(self, name) and not self.redact_pii:
                 raise ValueError(f"`{name}` needs `redact_pii`.")
         if self.pii_entities is not None:

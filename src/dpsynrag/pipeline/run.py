@@ -344,7 +344,8 @@ class BuildRun:
         if getattr(self.config, "redact_pii", False):
             from dpsynrag.data.pii import pii_record
 
-            record["pii"] = pii_record(self.config.pii_entities, self.config.pii_allow, self.config.pii_model)
+            record["pii"] = pii_record(self.config.pii_entities, self.config.pii_allow, self.config.pii_model,
+                                       names=bool(self.config.pii_names))
         return {**record, "placeholder": self.config.identifier_placeholder} if record else None
 
     def finish(self, records: Sequence[dict], report: PrivacyReport, *, fingerprinted: Iterable[Document] | None = None,
@@ -359,15 +360,22 @@ class BuildRun:
                 :mod:`dpsynrag.data.preparation`'s documents); None: :attr:`input_documents`, keyed here.
 
         The owner record's ``redaction_counts`` are :attr:`span_counts` when the method's own pass counted
-        them, else counted from :attr:`documents` (the first complete iteration's, or a counting pass)."""
+        them, else counted from :attr:`documents` (the first complete iteration's, or a counting pass); with
+        ``pii_names``, its ``pii_names`` holds the list's count and SHA-256."""
         self.display.start("index", total=None, unit="text")
         counts = (None if not isinstance(self.documents, RedactedDocuments)
                   else self.span_counts if self.span_counts is not None else self.documents.span_counts())
+        owner = dict(manifest.get("owner_record") or {})
+        if counts is not None:
+            owner["redaction_counts"] = counts
+        if getattr(self.config, "pii_names", ()):
+            from dpsynrag.data.pii_names import names_digest
+
+            owner["pii_names"] = {"names": len(self.config.pii_names), "sha256": names_digest(self.config.pii_names)}
         corpus = self.writer.finish_build(
             records, method=self.method, config=self.config, report=report, lm=self.lm, embedder=self.embedder,
             documents=self.input_documents, secure=self.random.is_secure, timings=self.timings, t_start=self.t_start,
             fingerprinted=fingerprinted, **({"redaction": self.redaction} if self.redaction else {}),
-            **{**manifest, **({"owner_record": {**(manifest.get("owner_record") or {}),  # owner-only span counts
-                                                 "redaction_counts": counts}} if counts is not None else {})})
+            **{**manifest, **({"owner_record": owner} if owner else {})})  # owner-only: span counts, the names' digest
         self.display.end(f"{corpus.manifest['num_kept']} kept texts indexed")
         return corpus
