@@ -20,7 +20,7 @@ some type's fact (``meta.json``, the generator's ``forms``) occurs in it as whol
 contact fact (a type whose fact is a public string, stated by >= 15 records) **reaches the corpus** when that
 string occurs verbatim in a kept text.
 
-    python -m benchmarks.blind.measure redaction runs/blind/hr-s0 runs/blind/hr-s1 [--model none] [--json F]
+    python -m benchmarks.blind.measure redaction runs/blind/hr-s0 runs/blind/hr-s1 [--model none] [--names] [--json F]
     python -m benchmarks.blind.measure facts runs/blind-eval/hr-s0-TAG --collection runs/blind/hr-s0
 """
 
@@ -86,9 +86,29 @@ def allow_list(folder: Path, *, products: bool = True) -> list[str]:
     return list(public["public_strings"]) + (list(public["product_names"]) if products else [])
 
 
-def redaction(folder: str | Path, *, model: str | None = None, products: bool = True) -> dict:
+def staff_directory(folder: Path) -> list[str]:
+    """The organisation's staff directory as its owner would give it (``--pii-names-file``), made from the
+    generator's ``agent_name`` items: every surface written as a given name and a surname ("Priya Shah": two or
+    three capitalised words without dots or digits, no title first), and the one-word surfaces ("Joy") that
+    are no part of a listed person's name (staff the collection names only by one name). Initials, "Priya S.", "Agent Mills"
+    are not lines of it: the directory's full names stand for them."""
+    full: set[str] = set()
+    single: set[str] = set()
+    for row in map(json.loads, open(folder / "pii.jsonl", encoding="utf-8")):
+        for item in row["pii"]:
+            if item["kind"] != "agent_name":
+                continue
+            words = item["text"].split()
+            if words and words[0].lower().rstrip(".") not in TITLES and all(re.fullmatch(r"[A-Z][a-z'’\-]+(?:[A-Z][a-z'’\-]+)?", w) for w in words):
+                (full if 2 <= len(words) <= 3 else single if len(words) == 1 else set()).add(" ".join(words))
+    parts = {w for name in full for w in name.split()}
+    return sorted(full) + sorted(w for w in single if w not in parts)
+
+
+def redaction(folder: str | Path, *, model: str | None = None, products: bool = True, names: bool = False) -> dict:
     """What the library's redaction leaves in one collection (module docstring); ``model`` as ``--pii-model``
-    (None: the default), ``products``: the product names are allow-listed."""
+    (None: the default), ``products``: the product names are allow-listed, ``names``: the staff directory is
+    given (:func:`staff_directory`, as ``--pii-names-file``)."""
     from dpsynrag.data import load_documents
     from dpsynrag.data.pii import PIIRedactor
     from dpsynrag.data.redaction import RedactedDocuments
@@ -100,7 +120,8 @@ def redaction(folder: str | Path, *, model: str | None = None, products: bool = 
     allow = allow_list(folder, products=products)
     documents = load_documents(folder / "records.jsonl", id_field="id",
                                identifier_fields=public["identifier_fields"])
-    redacted = RedactedDocuments(documents, identifiers=True, pii=PIIRedactor(allow=allow, model=model))
+    staff = staff_directory(folder) if names else []
+    redacted = RedactedDocuments(documents, identifiers=True, pii=PIIRedactor(allow=allow, model=model, names=staff))
     texts = {d.id: d.text for d in redacted}
     forms = {t["id"]: t["forms"] for t in json.loads((folder / "meta.json").read_text(encoding="utf-8"))["types"]}
     by_kind: dict[str, Counter] = {}
@@ -125,7 +146,7 @@ def redaction(folder: str | Path, *, model: str | None = None, products: bool = 
         product_hits.update(damaged)
         fact_damaged += any(holds(record["text"], f) and not holds(text, f) for f in forms[record["type"]])
     n = len(records)
-    return {"folder": str(folder), "model": model, "products_allowed": products, "records": n,
+    return {"folder": str(folder), "model": model, "products_allowed": products, "staff_names": len(staff), "records": n,
             "records_holding": holding, "fraction": holding / n, "public_lost": public_lost,
             "product_damaged": product_damaged, "products": dict(product_hits.most_common()),
             "fact_damaged": fact_damaged,
@@ -160,6 +181,7 @@ def main(argv: list[str] | None = None) -> None:
     red.add_argument("folders", nargs="+", type=Path)
     red.add_argument("--model", default=None, help="as --pii-model (default: the library's default; none: rules)")
     red.add_argument("--no-products", action="store_true", help="do not allow-list the product names")
+    red.add_argument("--names", action="store_true", help="give the staff directory (--pii-names-file; staff_directory)")
     red.add_argument("--json", type=Path)
     facts = sub.add_parser("facts")
     facts.add_argument("runs", nargs="+", type=Path)
@@ -169,7 +191,7 @@ def main(argv: list[str] | None = None) -> None:
     results = []
     if args.what == "redaction":
         for folder in args.folders:
-            r = redaction(folder, model=args.model, products=not args.no_products)
+            r = redaction(folder, model=args.model, products=not args.no_products, names=args.names)
             results.append(r)
             kinds = ", ".join(f"{k} {v.get('left', 0)}/{v['total']}" for k, v in r["by_kind"].items())
             print(f"{folder}: {r['records_holding']}/{r['records']} records hold a private string "
