@@ -272,6 +272,7 @@ class PIIRedactor:
         overlapping an allow-listed string loses the overlap; merged per entity type, in order) and the ``(start, end)``
         spans of the allow-listed strings. A function of ``text`` alone."""
         from dpsynrag.data import pii_ids
+        from dpsynrag.data import pii_layout
         from dpsynrag.data.pii_context import booking_name_spans, org_name_spans, social_signoff_spans
         from dpsynrag.data.pii_rules import (address_spans, cue_name_spans, iban_spans, model_person_plausible,
                                              person_spans, phone_spans, transcript_name_spans)
@@ -284,9 +285,13 @@ class PIIRedactor:
                       for r in _analyzer().analyze(text, language="en", entities=patterns)]
         if "PERSON" in self.entities:
             found += [(s, e, "PERSON") for s, e in person_spans(text) + transcript_name_spans(text) + cue_name_spans(text)
-                      + booking_name_spans(text) + org_name_spans(text, protected) + social_signoff_spans(text)]
+                      + booking_name_spans(text) + org_name_spans(text, protected) + social_signoff_spans(text)
+                      + pii_layout.initials_signature_spans(text) + pii_layout.relation_name_spans(text)]
         if self.names:
             found += [(s, e, "PERSON") for s, e in self._names.spans(text)]
+        if "PERSON" in self.entities:  # a surname in capitals beside a name found: "SWAN [Yuki]"
+            found += [(s, e, "PERSON") for s, e in
+                      pii_layout.capital_surname_spans(text, [(s, e) for s, e, entity in found if entity == "PERSON"])]
         if "IBAN_CODE" in self.entities:  # a wrong checksum too
             found += [(s, e, "IBAN_CODE") for s, e in iban_spans(text)]
         if "PHONE_NUMBER" in self.entities:  # numbers of unassigned or reserved ranges too; not inside an IBAN
@@ -296,7 +301,7 @@ class PIIRedactor:
         if "ADDRESS" in self.entities:
             found += [(s, e, "ADDRESS") for s, e in
                       address_spans(text) + pii_ids.bare_address_spans(text) + pii_ids.street_spans(text)
-                      + pii_ids.named_street_spans(text)]
+                      + pii_ids.named_street_spans(text) + pii_layout.address_layout_spans(text)]
         if "ID_NUMBER" in self.entities:
             found += [(s, e, "ID_NUMBER") for f in (pii_ids.digit_run_spans, pii_ids.letter_digit_spans,
                                                     pii_ids.cued_number_spans, pii_ids.national_id_spans,
@@ -307,7 +312,7 @@ class PIIRedactor:
         if "DATE_OF_BIRTH" in self.entities:
             found += [(s, e, "DATE_OF_BIRTH") for s, e in pii_ids.birth_date_spans(text)]
         if "LICENCE_PLATE" in self.entities:
-            found += [(s, e, "LICENCE_PLATE") for s, e in pii_ids.plate_spans(text)]
+            found += [(s, e, "LICENCE_PLATE") for s, e in pii_ids.plate_spans(text) + pii_layout.cued_plate_spans(text)]
         weak = [(s, e, entity) for s, e, entity in found if entity == "ID_NUMBER"]
         if self._nlp is not None:
             weak += [(ent.start_char, ent.end_char, _MODEL_LABELS[ent.label_]) for ent in self._nlp(text).ents

@@ -97,13 +97,13 @@ MIN_CUED_DIGITS = 4
 _ID_CUE = regex.compile(
     r"(?i)\b(?:ending(?:[ ]in|[ ]with)?|ends(?:[ ]in|[ ]with)?|last[ ](?:4|four)(?:[ ]digits)?(?:[ ]are|[ ]of)?|account|acct|acc|"
     r"policy|booking|reservation|order|reference|ref|case|ticket|claim|membership|member|customer|client|"
-    r"contract|meter|serial|passport|licence|license|prescription|invoice|patient|employee|staff|payroll|card)"
+    r"contract|meter|serial|passport|licence|license|prescription|invoice|patient|employee|staff|payroll|card|crime)"
     r"(?:[ ]*(?:number|no\.?|nr\.?|num|id|#|code|ref)\.?)?[ ]*(?:is|was)?[ ]*[:#(]?[ ]*"
-    r"\K\d(?:[ \-]?\d){%d,}(?![\p{L}\p{N}])" % (MIN_CUED_DIGITS - 1))
+    r"\K\d(?:[ \-/]?\d){%d,}(?![\p{L}\p{N}])" % (MIN_CUED_DIGITS - 1))
 _CODE_CUE = regex.compile(  # "booking reference is XLX SPC", "(ref DMS WEZ)", "PNR: QWERTY", "confirmation code K7PQ2X"
     r"(?i)\b(?:ref(?:erence)?|pnr|(?:booking|reservation|confirmation|order|ticket|case|claim|policy|membership|"
-    r"member|customer|tracking)(?:[ ]*(?:ref(?:erence)?|code|number|no|id))?)\b\.?[ ]*(?:is|was|:|#|-)?[ ]*"
-    r"\K(?-i:[A-Z]{3}[ ][A-Z]{3}|[A-Z0-9]{5,8})(?![\p{L}\p{N}])")
+    r"member|customer|tracking|(?:id|identity)[ ]card)(?:[ ]*(?:ref(?:erence)?|code|number|no|id))?)\b\.?[ ]*"
+    r"(?:is|was|:|#|-)?[ ]*\K(?-i:[A-Z]{3}[ ][A-Z]{3}|[A-Z0-9]{5,12})(?![\p{L}\p{N}])")
 _LAST_FOUR = regex.compile(  # "...the last 4 digits of the card you pay with?\n[12:19] Sam: 6842 i think"
     r"(?is)\blast[ ](?:4|four)[ ]digits\b.{0,120}?(?<![\p{N}£$€.,:/])\K\d{4}(?![\p{N}:/])")
 _HANDLE = regex.compile(r"(?<![\p{L}\p{N}_.@])@[\p{L}\p{N}_](?:[\p{L}\p{N}_.]{0,28}[\p{L}\p{N}_])?(?![\p{L}\p{N}_@])")
