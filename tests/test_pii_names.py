@@ -131,7 +131,6 @@ def test_a_build_redacts_the_names_and_records_only_their_digest_for_the_owner(t
 
     docs = [Document(str(i), f"Refund sent today. Kind regards, Priya S. ({i})") for i in range(30)]
     config = _config(redact_pii=True, pii_names=("Priya Shah",))
-    run_docs = []
 
     corpus = build_corpus(docs, tmp_path / "c", config, lm=tiny_lm, embedder=HashEmbedder())
     run_docs = [p.read_text(encoding="utf-8", errors="ignore") for p in (tmp_path / "c").rglob("*") if p.is_file()]
